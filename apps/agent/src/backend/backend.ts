@@ -1,0 +1,106 @@
+import type {
+  TAbout,
+  TBoardInfo,
+  TCoolingDevice,
+  THealth,
+  THostname,
+  TNetwork,
+  TNodeInfo,
+  TNtp,
+  TSdCard,
+  TSdCardEntry,
+  TThermal,
+  TUsbState,
+} from '@tpfleet/board-api';
+
+/** 1-based node number, as the hardware and the path form count. */
+export type NodeId = 1 | 2 | 3 | 4;
+export const NODE_IDS: readonly NodeId[] = [1, 2, 3, 4];
+
+export type UsbModeName = 'Host' | 'Device' | 'Flash';
+export type UsbRouteName = 'AlternativePort' | 'Bmc';
+
+/**
+ * A refusal with the status and exact message a client sees (facts file wording). The HTTP layer renders it as
+ * problem+json (path form) or in the legacy envelope (legacy form). Backends throw it; nothing else should be
+ * thrown for a caller's mistake.
+ */
+export class BoardError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BoardError';
+  }
+}
+
+export interface NodeInfoPatch {
+  name?: string;
+  module_name?: string;
+  uart_baud?: number;
+}
+
+/**
+ * The hardware behind the agent. Two implementations: the simulated board (runs anywhere; the default off-board)
+ * and the Linux backend (the real controller). Every method answers in the API's record shapes, so handlers stay
+ * thin; timing (power sequencing delays, reset's 1 s) happens inside the backend, as on hardware.
+ */
+export interface BoardBackend {
+  readonly kind: 'simulated' | 'linux';
+
+  /** Load persisted state; adopt live node power (never toggles a node). */
+  start(): Promise<void>;
+  /** Flush persisted state atomically and release resources. */
+  stop(): Promise<void>;
+
+  // Nodes
+  /** Persisted power bitmask as the API reports it: `"1"`, `"0"` or `"Unknown"`. */
+  getPower(): Promise<Record<`node${NodeId}`, '0' | '1' | 'Unknown'>>;
+  /** Apply the given nodes in order 1→4 (rail, 100 ms, enable line); persists the mask and power_on_time. */
+  setPower(changes: Partial<Record<NodeId, boolean>>): Promise<void>;
+  /** Power cycle: off, 1 s, on. Persisted state and power_on_time unchanged. */
+  resetNode(node: NodeId): Promise<void>;
+  getNodes(): Promise<TNodeInfo[]>;
+  setNodeInfo(patch: Partial<Record<NodeId, NodeInfoPatch>>): Promise<void>;
+
+  // USB
+  getUsb(): Promise<TUsbState>;
+  setUsb(node: NodeId, mode: UsbModeName, route: UsbRouteName): Promise<void>;
+  setUsbBoot(node: NodeId): Promise<void>;
+  clearUsbBoot(): Promise<void>;
+  nodeToMsd(node: NodeId): Promise<void>;
+
+  // Board
+  about(): Promise<TAbout>;
+  health(): Promise<THealth>;
+  getHostname(): Promise<THostname>;
+  /** Name already validated by the caller. */
+  setHostname(name: string): Promise<void>;
+  info(): Promise<TBoardInfo>;
+  /** Reboot the controller (compute modules keep running). Resolves before the board goes away. */
+  reboot(options: { fel: boolean }): Promise<void>;
+  /** Restart the daemon. */
+  reload(): Promise<void>;
+
+  // Storage
+  sdcard(): Promise<TSdCard>;
+  sdcardFiles(subPath: string): Promise<TSdCardEntry[]>;
+  formatSdcard(): Promise<void>;
+
+  // Network and time
+  network(): Promise<TNetwork>;
+  resetNetwork(): Promise<void>;
+  getNtp(): Promise<TNtp>;
+  /** Servers already validated; empty restores the image default. */
+  setNtp(servers: string[]): Promise<void>;
+
+  // Cooling and thermals
+  getCooling(): Promise<TCoolingDevice[]>;
+  /** mode undefined: write the step (governor keeps running); manual: pause governor and hold; auto: resume. */
+  setCooling(device: string, speed: number | undefined, mode: 'manual' | 'auto' | undefined): Promise<void>;
+  thermal(): Promise<TThermal>;
+
+  /** Raw readings for the Prometheus metrics (facts §7.2). */
+  usbBootArmed(): Promise<Record<NodeId, boolean>>;
+}
