@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '../generated/prisma/client.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+
+export interface AuditRecord {
+  actor: string;
+  tokenId: string | null;
+  action: string;
+  target: string;
+  boardId: string | null;
+  outcome: string;
+  status: number;
+  requestId: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface AuditRow extends Omit<AuditRecord, 'detail'> {
+  id: bigint;
+  at: Date;
+  detail: unknown;
+}
+
+@Injectable()
+export class AuditRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async insert(record: AuditRecord): Promise<void> {
+    await this.prisma.auditEntry.create({
+      data: { ...record, detail: record.detail as Prisma.InputJsonValue | undefined },
+    });
+  }
+
+  /** Newest first, keyset-paginated by id. */
+  list(filter: { boardId?: string; beforeId?: bigint; limit: number }): Promise<AuditRow[]> {
+    return this.prisma.auditEntry.findMany({
+      where: {
+        ...(filter.boardId ? { boardId: filter.boardId } : {}),
+        ...(filter.beforeId !== undefined ? { id: { lt: filter.beforeId } } : {}),
+      },
+      orderBy: { id: 'desc' },
+      take: filter.limit,
+    });
+  }
+}

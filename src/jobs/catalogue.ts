@@ -1,0 +1,8 @@
+import type { JobDefinition } from './job-definition.js';
+
+/**
+ * Every job the fleet manager runs. A job is defined in its domain (`<domain>.jobs.ts`) and listed here; the
+ * registry checks at boot that each one has exactly one `@JobHandler`, and that no handler names a job missing
+ * from this list.
+ */
+export const jobCatalogue: readonly JobDefinition[] = [];

@@ -1,0 +1,75 @@
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { type JobsOptions, Queue } from 'bullmq';
+import { currentConfig } from '../config/config.service.js';
+import { RequestContext } from '../common/request-context.js';
+import { queueRootOptions } from '../queue/queue.options.js';
+import type { JobDefinition, JobInput, QueueName } from './job-definition.js';
+
+/** The envelope stored in BullMQ: the validated payload and the request that caused it. */
+export interface JobEnvelope {
+  payload: unknown;
+  requestId?: string;
+}
+
+export interface EnqueueOptions {
+  /**
+   * Deduplication key: while a job with this id exists (waiting, active, delayed, or kept after completion),
+   * adding it again does nothing. Derive it from what makes the work unique, e.g. `poll:<boardId>:<slot>`.
+   */
+  jobId?: string;
+  delayMs?: number;
+  priority?: number;
+}
+
+export function jobOptions(definition: JobDefinition, options: EnqueueOptions = {}): JobsOptions {
+  return {
+    jobId: options.jobId,
+    delay: options.delayMs,
+    priority: options.priority,
+    attempts: definition.retry.attempts,
+    backoff: { type: definition.retry.backoff.type, delay: definition.retry.backoff.delayMs },
+    removeOnComplete: { count: definition.keepCompleted ?? 1000 },
+    // Failed jobs are kept a week for diagnosis, then trimmed so a long outage cannot fill the queue store.
+    removeOnFail: { age: 7 * 86_400 },
+  };
+}
+
+/** Enqueues catalogued jobs, validating each payload against its schema before it reaches the queue. */
+@Injectable()
+export class JobsService implements OnModuleDestroy {
+  private readonly queues = new Map<QueueName, Queue>();
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, queueRootOptions(currentConfig()));
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  async enqueue<D extends JobDefinition>(definition: D, payload: JobInput<D>, options: EnqueueOptions = {}) {
+    const envelope: JobEnvelope = { payload: definition.payload.parse(payload), requestId: RequestContext.requestId() };
+    return this.queue(definition.queue).add(definition.name, envelope, jobOptions(definition, options));
+  }
+
+  /** Many jobs of one definition in one round trip (a polling tick for thousands of boards). */
+  async enqueueMany<D extends JobDefinition>(
+    definition: D,
+    items: ReadonlyArray<{ payload: JobInput<D>; options?: EnqueueOptions }>,
+  ) {
+    const requestId = RequestContext.requestId();
+    return this.queue(definition.queue).addBulk(
+      items.map((item) => ({
+        name: definition.name,
+        data: { payload: definition.payload.parse(item.payload), requestId } satisfies JobEnvelope,
+        opts: jobOptions(definition, item.options),
+      })),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.queues.clear();
+  }
+}
