@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { operationList, operations, type OperationId } from '../operations.js';
+import { ZAboutForkSchema, ZAboutSchema, ZAboutUpstreamSchema, type TAbout } from '../schemas/board.js';
+import { ZCoolingDeviceSchema, type TCoolingDevice } from '../schemas/cooling.js';
+
+/**
+ * Which daemon a board runs:
+ * - `agent`: this project's agent (path form, `node` 1–4, About with `daemon_version`);
+ * - `fork`: the existing excavador-turing/bmcd fork (path form from 2.16.0, `node` 0–3, About with `bmcd_version`);
+ * - `upstream`: turing-machines/bmcd 2.3.x (legacy `?opt=&type=` only, `node` 0–3).
+ */
+export type Dialect = 'agent' | 'fork' | 'upstream';
+export const DIALECTS: readonly Dialect[] = ['agent', 'fork', 'upstream'];
+
+/** Which spelling requests use. */
+export type WireForm = 'path' | 'legacy';
+
+/** The fork's path form arrived in 2.16.0 (facts §8). */
+export const FORK_PATH_FORM_SINCE = '2.16.0';
+
+/**
+ * The operations upstream bmcd answers in the legacy form (hardware facts §2.8): no health, thermal, firmware,
+ * hostname, ntp, config, access, sdcard files or network read.
+ */
+export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
+  'getNodes',
+  'getPower',
+  'postPower',
+  'postReset',
+  'getUsb',
+  'postUsb',
+  'postUsbBoot',
+  'postUsbBootClear',
+  'postNodeToMsd',
+  'getAbout',
+  'getInfo',
+  'postReboot',
+  'postReload',
+  'getSdcard',
+  'postSdcardFormat',
+  'getCooling',
+  'postCooling',
+  'postNetworkReset',
+]);
+
+/** Parses `v1.2.3[-pre][+build]`; null when not version-shaped. */
+export function parseVersion(text: string): { parts: number[]; pre: string | null } | null {
+  const m = /^v?(\d+(?:\.\d+)*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(text.trim().replace(/^"|"$/g, ''));
+  if (!m) {
+    return null;
+  }
+  return { parts: m[1]!.split('.').map(Number), pre: m[2] ?? null };
+}
+
+/** Compares two versions (missing parts count as 0; a pre-release sorts before its release). Null if unorderable. */
+export function compareVersions(a: string, b: string): number | null {
+  const x = parseVersion(a);
+  const y = parseVersion(b);
+  if (!x || !y) {
+    return null;
+  }
+  const n = Math.max(x.parts.length, y.parts.length);
+  for (let i = 0; i < n; i++) {
+    const d = (x.parts[i] ?? 0) - (y.parts[i] ?? 0);
+    if (d !== 0) {
+      return Math.sign(d);
+    }
+  }
+  if (x.pre === y.pre) {
+    return 0;
+  }
+  if (x.pre === null) {
+    return 1;
+  }
+  if (y.pre === null) {
+    return -1;
+  }
+  return x.pre < y.pre ? -1 : 1;
+}
+
+function atLeast(version: string | undefined, since: string): boolean {
+  if (version === undefined) {
+    return true; // unknown version: assume the newest, and let the board answer
+  }
+  const c = compareVersions(version, since);
+  return c === null ? true : c >= 0;
+}
+
+/** The wire form a board of this dialect and version understands. */
+export function wireForm(dialect: Dialect, daemonVersion?: string): WireForm {
+  if (dialect === 'upstream') {
+    return 'legacy';
+  }
+  if (dialect === 'fork' && !atLeast(daemonVersion, FORK_PATH_FORM_SINCE)) {
+    return 'legacy';
+  }
+  return 'path';
+}
+
+/**
+ * When the fork first offered an operation. The table's `since` is the first *documented* release (2.26.0 for most);
+ * the fork had those operations before, and the path form reaches them from 2.16.0 (facts §8: health 2.4, update
+ * check 2.7, sources 2.8, ntp/hostname 2.13, config 2.14). So 2.26.0 rows count from 2.16.0; later rows (sdcard
+ * files 2.34.0, access 2.36.0) keep their own release.
+ */
+function forkSince(id: OperationId): string {
+  const since: string = operations[id].since;
+  return since === '2.26.0' ? FORK_PATH_FORM_SINCE : since;
+}
+
+/**
+ * The capability matrix: the operation ids a board of this dialect and daemon version offers.
+ * agent: all 38. fork: by release (a fork older than 2.16.0 is treated like upstream). upstream: the legacy set.
+ */
+export function capabilities(dialect: Dialect, daemonVersion?: string): ReadonlySet<OperationId> {
+  if (dialect === 'agent') {
+    return new Set(operationList.map((op) => op.id));
+  }
+  if (wireForm(dialect, daemonVersion) === 'legacy') {
+    return UPSTREAM_OPERATIONS;
+  }
+  return new Set(operationList.filter((op) => atLeast(daemonVersion, forkSince(op.id))).map((op) => op.id));
+}
+
+/** The `node` parameter on the wire for a 1-based node number. */
+export function wireNode(dialect: Dialect, form: WireForm, node: number): number {
+  return dialect === 'agent' && form === 'path' ? node : node - 1;
+}
+
+/** A parse outcome (zod's safeParse result, with the error's own type erased). */
+export type Parsed<T> = { success: true; data: T } | { success: false; error: z.ZodError };
+
+/** About in one shape (the agent's), plus the daemon's own record. */
+export interface NormalisedAbout {
+  about: TAbout;
+  raw: Record<string, unknown>;
+}
+
+/**
+ * Reads an About of any dialect into the agent's shape: `daemon_version` from `bmcd_version` (fork, upstream
+ * master) or from `version` (upstream v2.3.4, where `build_version` is the OS version).
+ */
+export function normaliseAbout(dialect: Dialect, raw: unknown): Parsed<TAbout> {
+  if (dialect === 'agent') {
+    return ZAboutSchema.safeParse(raw);
+  }
+  if (dialect === 'fork') {
+    const parsed = ZAboutForkSchema.safeParse(raw);
+    if (!parsed.success) {
+      return { success: false, error: parsed.error };
+    }
+    const { bmcd_version, ...rest } = parsed.data;
+    return { success: true, data: { ...rest, daemon_version: bmcd_version } };
+  }
+  const parsed = ZAboutUpstreamSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { success: false, error: parsed.error };
+  }
+  const a = parsed.data;
+  const master = a.bmcd_version !== undefined;
+  const daemon = a.bmcd_version ?? a.version;
+  return {
+    success: true,
+    data: {
+      api: a.api,
+      daemon_version: daemon,
+      build_version: daemon,
+      version: master ? a.version : (a.build_version ?? 'unknown'),
+      board_model: a.board_model ?? '',
+      board_revision: a.board_revision ?? '',
+      board_serial: a.board_serial ?? null,
+      buildroot: a.buildroot ?? 'unknown',
+      buildtime: a.buildtime ?? '',
+      hostname: a.hostname ?? '',
+      kernel: a.kernel ?? 'unknown',
+    },
+  };
+}
+
+/** Cooling devices before fork 2.21 (and upstream) lack `zone` and `overridden`. */
+const ZCoolingDeviceLenientSchema = ZCoolingDeviceSchema.extend({
+  zone: z.string().nullable().optional(),
+  overridden: z.boolean().optional(),
+});
+export function normaliseCooling(raw: unknown): Parsed<TCoolingDevice[]> {
+  const parsed = z.array(ZCoolingDeviceLenientSchema).safeParse(raw);
+  if (!parsed.success) {
+    return { success: false, error: parsed.error };
+  }
+  return {
+    success: true,
+    data: parsed.data.map((d) => ({ ...d, zone: d.zone ?? null, overridden: d.overridden ?? false })),
+  };
+}
+
+/** Parameters that are presence flags on the fork and upstream (`force=0` counts as set there, facts §1.4). */
+export const FLAG_PARAMS: ReadonlySet<string> = new Set(['force', 'allow_downgrade', 'refresh', 'fel']);

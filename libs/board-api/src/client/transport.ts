@@ -1,0 +1,128 @@
+import { Agent, type Dispatcher } from 'undici';
+import { BoardUnreachableError } from './errors.js';
+
+export interface DispatcherOptions {
+  /** TCP + TLS handshake limit. Default 5000 ms. */
+  connectTimeoutMs?: number;
+  /** Keep idle sockets this long. Default 30 000 ms (boards drop idle keep-alive sockets themselves). */
+  keepAliveTimeoutMs?: number;
+  /**
+   * Verify the board's certificate. Boards serve a self-signed certificate (facts §6.5), so a fleet manager that has
+   * no CA for them opts out with `false`. Default true.
+   */
+  rejectUnauthorized?: boolean;
+  /** PEM CA bundle to verify boards against (e.g. the boards' own certificates). */
+  ca?: string | string[];
+  /** Sockets per board. Default 2: boards run two workers and a fleet manager need not queue behind itself. */
+  connections?: number;
+}
+
+/** One keep-alive undici Agent for one board client. ALPN stays http/1.1: the boards offer nothing else. */
+export function createBoardDispatcher(options: DispatcherOptions = {}): Agent {
+  return new Agent({
+    connections: options.connections ?? 2,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+    connect: {
+      timeout: options.connectTimeoutMs ?? 5_000,
+      rejectUnauthorized: options.rejectUnauthorized ?? true,
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    },
+  });
+}
+
+export interface WireRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path with query, starting with `/`. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface SendLimits {
+  /** The whole exchange (connect, headers, body). */
+  timeoutMs: number;
+  /** Idle time between body chunks. */
+  bodyTimeoutMs: number;
+}
+
+/** Sends one request and reads the whole body; network failures become BoardUnreachableError. */
+export async function send(
+  dispatcher: Dispatcher,
+  origin: string,
+  request: WireRequest,
+  limits: SendLimits,
+  operation: string,
+): Promise<WireResponse> {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  try {
+    const res = await dispatcher.request({
+      origin,
+      path: request.path,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      headersTimeout: limits.timeoutMs,
+      bodyTimeout: limits.bodyTimeoutMs,
+      signal,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text };
+  } catch (err) {
+    if (signal.aborted) {
+      throw new BoardUnreachableError(operation, 'ETIMEDOUT', `no answer within ${limits.timeoutMs} ms`, err);
+    }
+    throw new BoardUnreachableError(operation, networkCode(err), errorMessage(err), err);
+  }
+}
+
+interface ErrorLike {
+  name?: unknown;
+  message?: unknown;
+  code?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+}
+
+/** Duck-typed: errors from Node internals may come from another realm (jest's VM), so `instanceof Error` fails. */
+function asErrorLike(v: unknown): ErrorLike | undefined {
+  return typeof v === 'object' && v !== null ? (v as ErrorLike) : undefined;
+}
+
+function networkCode(err: unknown): string {
+  // undici wraps the socket error; the useful code (ECONNREFUSED, ENOTFOUND, CERT_…) may sit on a cause, or on the
+  // first error of an AggregateError (one per address tried).
+  let current = asErrorLike(err);
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (typeof current.code === 'string' && current.code !== 'UND_ERR_SOCKET') {
+      return current.code;
+    }
+    current =
+      asErrorLike(current.cause) ?? (Array.isArray(current.errors) ? asErrorLike(current.errors[0]) : undefined);
+  }
+  const top = asErrorLike(err);
+  if (typeof top?.code === 'string') {
+    return top.code;
+  }
+  return typeof top?.name === 'string' ? top.name : 'UNKNOWN';
+}
+
+function errorMessage(err: unknown): string {
+  const e = asErrorLike(err);
+  if (!e) {
+    return String(err);
+  }
+  const cause = asErrorLike(e.cause);
+  const own = typeof e.message === 'string' && e.message ? e.message : String(e.name ?? 'error');
+  return cause && typeof cause.message === 'string' && cause.message ? `${own}: ${cause.message}` : own;
+}
+
+export function header(res: WireResponse, name: string): string | undefined {
+  const v = res.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import {
+  allowedMethods,
+  AUTHENTICATE_PATH,
+  findByLegacy,
+  findByPath,
+  legacyNodeInfo,
+  OPENAPI_PATH,
+  operationList,
+  operations,
+  type OperationId,
+} from './operations.js';
+
+const IDS_FROM_TEAM_NOTES =
+  `postNodeToMsd getNodes getPower postPower postReset getUsb postUsb postUsbBoot postUsbBootClear
+getAbout getConfig postConfig getHealth getHostname postHostname getInfo postReboot postReload
+getAccess putAccessClientCa deleteAccessClientCa postAccessPassword
+getFirmwareAvailable getFirmwareCheck postFirmwareInstall getFirmwareSlots getFirmwareSources postFirmwareSources
+getSdcard getSdcardFiles postSdcardFormat getNetwork postNetworkReset getNtp postNtp getCooling postCooling getThermal`
+    .split(/\s+/)
+    .sort();
+
+/** operationId = method + camel-cased path (facts §7.3). */
+function expectedId(method: string, path: string): string {
+  const words = path
+    .split(/[/-]/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1));
+  return method.toLowerCase() + words.join('');
+}
+
+describe('operation table', () => {
+  it('has exactly the 38 operations of the team notes, keyed by their own id', () => {
+    expect(operationList).toHaveLength(38);
+    expect(Object.keys(operations).sort()).toEqual(IDS_FROM_TEAM_NOTES);
+    for (const [key, op] of Object.entries(operations)) {
+      expect(op.id).toBe(key);
+      expect(op.id).toBe(expectedId(op.method, op.path));
+    }
+  });
+
+  it('has unique (method, path) pairs and unique legacy spellings', () => {
+    const routes = operationList.map((op) => `${op.method} ${op.path}`);
+    expect(new Set(routes).size).toBe(38);
+    const legacy = operationList.flatMap((op) => (op.legacy ? [`${op.legacy.opt}/${op.legacy.type}`] : []));
+    expect(legacy).toHaveLength(34);
+    expect(new Set(legacy).size).toBe(34);
+  });
+
+  it('spells the legacy pairs the daemon uses', () => {
+    expect(findByLegacy('get', 'sdcard_files')?.id).toBe('getSdcardFiles');
+    expect(findByLegacy('set', 'sdcard')?.id).toBe('postSdcardFormat');
+    expect(findByLegacy('get', 'update_check')?.id).toBe('getFirmwareCheck');
+    expect(findByLegacy('set', 'clear_usb_boot')?.id).toBe('postUsbBootClear');
+    expect(findByLegacy('get', 'node_info')?.id).toBe('getNodes');
+    expect(findByLegacy('set', 'network')?.id).toBe('postNetworkReset');
+    expect(findByLegacy('get', 'reboot')).toBeUndefined();
+    for (const op of operationList) {
+      expect(op.legacy === null).toBe(op.tag === 'access');
+    }
+  });
+
+  it('finds operations by path, with or without the /api/bmc prefix', () => {
+    expect(findByPath('POST', '/api/bmc/usb-boot/clear')?.id).toBe('postUsbBootClear');
+    expect(findByPath('get', '/firmware/slots')?.id).toBe('getFirmwareSlots');
+    expect(findByPath('GET', '/api/bmc/sdcard/files?path=images')?.id).toBe('getSdcardFiles');
+    expect(findByPath('DELETE', '/api/bmc/power')).toBeUndefined();
+    expect(allowedMethods('/api/bmc/power').sort()).toEqual(['GET', 'POST']);
+    expect(allowedMethods('/access/client-ca').sort()).toEqual(['DELETE', 'PUT']);
+    expect(allowedMethods('/nope')).toEqual([]);
+  });
+
+  it('answers 204 exactly where there is no response schema, 202 for the client-ca pair', () => {
+    const statuses = Object.fromEntries(
+      operationList.map((op) => [op.id, op.successStatus ?? (op.response ? 200 : 204)]),
+    ) as Record<OperationId, number>;
+    expect(statuses.putAccessClientCa).toBe(202);
+    expect(statuses.deleteAccessClientCa).toBe(202);
+    expect(statuses.postAccessPassword).toBe(204);
+    expect(statuses.postConfig).toBe(200);
+    expect(statuses.postFirmwareInstall).toBe(200);
+    expect(statuses.postFirmwareSources).toBe(200);
+    expect(statuses.postPower).toBe(204);
+    for (const op of operationList.filter((o) => o.method === 'GET')) {
+      expect(op.response).not.toBeNull();
+    }
+  });
+
+  it('describes the wire parameters as optional strings', () => {
+    const keys = (id: OperationId) => Object.keys((operations[id].request as z.ZodObject).shape).sort();
+    expect(keys('postPower')).toEqual(['node1', 'node2', 'node3', 'node4']);
+    expect(keys('postUsb')).toEqual(['mode', 'node']);
+    expect(keys('postCooling')).toEqual(['device', 'mode', 'speed']);
+    expect(keys('postFirmwareInstall')).toEqual(['allow_downgrade', 'force', 'source', 'version']);
+    expect(keys('getFirmwareAvailable')).toEqual(['refresh']);
+    expect(keys('postReboot')).toEqual(['fel']);
+    expect(keys('getSdcardFiles')).toEqual(['path']);
+    for (const op of operationList.filter((o) => o.body !== 'json')) {
+      expect(op.request.safeParse({}).success).toBe(true);
+      for (const field of Object.values((op.request as z.ZodObject).shape)) {
+        expect((field as z.ZodType).safeParse(undefined).success).toBe(true);
+        expect((field as z.ZodType).safeParse('1').success).toBe(true);
+        expect((field as z.ZodType).safeParse(1).success).toBe(false);
+      }
+    }
+    expect(operations.putAccessClientCa.request.safeParse({}).success).toBe(false);
+    expect(
+      operations.postAccessPassword.request.safeParse({ username: 'root', current_password: 'a', new_password: 'b' })
+        .success,
+    ).toBe(true);
+  });
+
+  it('marks the two document operations and the release each operation arrived in', () => {
+    expect(operationList.filter((op) => op.body === 'document').map((op) => [op.id, op.documentKey])).toEqual([
+      ['postConfig', 'config'],
+      ['postFirmwareSources', 'sources'],
+    ]);
+    expect(operations.getSdcardFiles.since).toBe('2.34.0');
+    expect(operationList.filter((op) => op.since === '2.36.0').map((op) => op.tag)).toEqual(Array(4).fill('access'));
+    expect(operationList.filter((op) => op.since === '2.26.0')).toHaveLength(33);
+  });
+
+  it('exports the routes outside the table', () => {
+    expect(AUTHENTICATE_PATH).toBe('/authenticate');
+    expect(OPENAPI_PATH).toBe('/openapi.json');
+    expect(legacyNodeInfo.legacy).toEqual({ opt: 'set', type: 'node_info' });
+    expect(legacyNodeInfo.body.safeParse({ Node2: { name: 'beta' } }).success).toBe(true);
+  });
+});
