@@ -1,0 +1,936 @@
+import type {
+  TAbout,
+  TBoardInfo,
+  TClock,
+  TCoolingDevice,
+  TFirmwareSlots,
+  THealth,
+  THostname,
+  TNetInfo,
+  TNetwork,
+  TNodeInfo,
+  TNtp,
+  TSdCard,
+  TSdCardEntry,
+  TStorageInfo,
+  TThermal,
+  TUsbState,
+} from '@tpfleet/board-api';
+import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
+import {
+  BoardError,
+  type BoardBackend,
+  NODE_IDS,
+  type NodeId,
+  type NodeInfoPatch,
+  type UsbModeName,
+  type UsbRouteName,
+} from '../backend.js';
+import {
+  type BoardModel,
+  detectModel,
+  enLine,
+  muxLines,
+  railState,
+  routeLine,
+  rpibootLine,
+  SOC_CHIP,
+  usbotgLine,
+} from './board-model.js';
+import type { GpioDriver, LineRef, LineValue } from './gpio.js';
+import { parseEeprom, parseKeyValues, parseSourcesFile, parseTracking, renderSourcesFile } from './parsers.js';
+import {
+  readCoolers,
+  readCoolingDevices,
+  readLoad,
+  readMemory,
+  readNand,
+  readRtcs,
+  readSwitchPorts,
+  readThermalSensors,
+  readUptime,
+} from './readings.js';
+import { RootFs, type StatFsFn } from './root-fs.js';
+import { CommandRunError, type CommandRunner, lastLine } from './runner.js';
+import { listSdcard, SDCARD } from './sdcard-files.js';
+import { readFirmwareSlots, readNextboot, type Nextboot } from './slots.js';
+import { MAX_COOLING_ENTRIES, type PersistedState, StateStore, type UsbConfig } from './state-store.js';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+/** Every file the backend writes, in order; the fixture tests interleave it with commands and sleeps. */
+export interface TraceEvent {
+  kind: 'write';
+  path: string;
+  content: string;
+}
+
+export interface LinuxBoardOptions {
+  /** Every board path resolves under this directory; `/` on the controller, a fixture tree in tests. */
+  root?: string;
+  runner: CommandRunner;
+  gpio: GpioDriver;
+  sleep?: (ms: number) => Promise<void>;
+  /** Milliseconds since the epoch. */
+  clock?: () => number;
+  /** statvfs of a board path; the default calls fs.statfs under the root. */
+  statfs?: StatFsFn;
+  /** Addresses for /info; the default is os.networkInterfaces() (the host's, whatever the root). */
+  interfaces?: () => NodeJS.Dict<NetworkInterfaceInfo[]>;
+  log?: (level: LogLevel, message: string) => void;
+  trace?: (event: TraceEvent) => void;
+  daemonVersion?: string;
+  buildTime?: Date;
+  /** For /proc/self/statm; 4 KiB on the T113 (ARMv7). */
+  pageSize?: number;
+  /** Put before chronyc's command (tests: `['-h', socket]`). */
+  chronycArgs?: readonly string[];
+  /** Put before fw_printenv/fw_setenv's arguments (tests: `['-c', fw_env.config]`). */
+  fwEnvArgs?: readonly string[];
+  /** The init script `reload` restarts. */
+  serviceScript?: string;
+  /** How often a manual fan hold is checked against the hottest active trip; 0 disables the timer. */
+  holdCheckMs?: number;
+}
+
+const RAIL_SETTLE_MS = 100;
+const RESET_GAP_MS = 1000;
+const NETWORK_RESET_DELAY_MS = 1000;
+const CHRONYC_TIMEOUT_MS = 3000;
+const SCRIPT_TIMEOUT_MS = 30_000;
+const THERMAL = '/sys/class/thermal';
+const CHRONY_DIR = '/mnt/overlay/chrony.d';
+const CHRONY_SOURCES = `${CHRONY_DIR}/bmcd.sources`;
+const GADGET = '/sys/kernel/config/usb_gadget/g1';
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The agent on the real controller (Allwinner T113, Turing Pi 2 v2.4/v2.5): readings from /proc and /sys, actions
+ * through sysfs writes, GPIO lines (by name, through a GpioDriver) and a few external commands (through ONE
+ * CommandRunner), persisted state as atomic JSON under /var/lib/bmcd. Hardware facts §1, API facts §3–§4.
+ */
+export class LinuxBoard implements BoardBackend {
+  readonly kind = 'linux' as const;
+
+  private readonly fs: RootFs;
+  private readonly runner: CommandRunner;
+  private readonly gpio: GpioDriver;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+  private readonly store: StateStore;
+  private readonly options: LinuxBoardOptions;
+  private state: PersistedState | undefined;
+  private model: BoardModel | undefined;
+  /** Per node: whether the power bit is known (adopted live, or read from a readable store). */
+  private powerKnown: boolean[] = [false, false, false, false];
+  private lock: Promise<unknown> = Promise.resolve();
+  private readonly background = new Set<Promise<unknown>>();
+  /** Zones whose governor this agent paused for a manual hold. */
+  private readonly heldZones = new Set<string>();
+  private holdTimer: NodeJS.Timeout | undefined;
+  private readonly buildTime: Date;
+
+  constructor(options: LinuxBoardOptions) {
+    this.options = options;
+    this.fs = new RootFs(options.root ?? '/', options.statfs);
+    this.runner = options.runner;
+    this.gpio = options.gpio;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.now = options.clock ?? Date.now;
+    this.store = new StateStore(this.fs);
+    this.buildTime = options.buildTime ?? new Date(this.now());
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  async start(): Promise<void> {
+    this.model = await detectModel(this.fs);
+    const loaded = await this.store.load();
+    this.state = loaded.state;
+    this.powerKnown = NODE_IDS.map(() => loaded.readable);
+    await this.adoptLivePower();
+    await this.saveQuietly();
+    // bmcd re-applies the USB configuration at start (so an armed Flashing config holds its usbboot pin); this moves
+    // USB lines only, never a node's rail or enable line.
+    await this.applyUsb(this.state.usb).catch((error: unknown) => {
+      this.log('warn', `could not re-apply the USB configuration: ${message(error)}`);
+    });
+    await this.resumePausedGovernors();
+    await this.replayCoolingSteps();
+    const every = this.options.holdCheckMs ?? 15_000;
+    if (every > 0) {
+      this.holdTimer = setInterval(() => void this.checkHolds(), every);
+      this.holdTimer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.holdTimer);
+    this.holdTimer = undefined;
+    await this.idle();
+    await this.lock.catch(() => undefined);
+    if (this.state) {
+      await this.saveQuietly();
+    }
+  }
+
+  /** Resolves when the background tasks (network reset) have finished; tests and stop() wait on it. */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) {
+      await Promise.allSettled([...this.background]);
+    }
+  }
+
+  // ---------------------------------------------------------------- nodes
+
+  async getPower(): Promise<Record<`node${NodeId}`, '0' | '1' | 'Unknown'>> {
+    const state = this.requireState();
+    const value = (node: NodeId) =>
+      this.powerKnown[node - 1] ? (state.power_mask & (1 << (node - 1)) ? '1' : '0') : 'Unknown';
+    return {
+      node1: value(1),
+      node2: value(2),
+      node3: value(3),
+      node4: value(4),
+    };
+  }
+
+  async setPower(changes: Partial<Record<NodeId, boolean>>): Promise<void> {
+    const nodes = NODE_IDS.filter((node) => changes[node] !== undefined);
+    if (nodes.length === 0) {
+      throw new BoardError(500, 'Failed to set power state: Condition failed: `mask != 0`');
+    }
+    await this.exclusive(async () => {
+      const state = this.requireState();
+      const nowSeconds = Math.floor(this.now() / 1000);
+      let failure: unknown;
+      // Order 1→4, one node at a time (facts §1.3). The bookkeeping covers the nodes actually switched, so a failure
+      // half way leaves the persisted mask telling the truth about the nodes before it.
+      for (const node of nodes) {
+        const on = changes[node] === true;
+        try {
+          await this.switchNode(node, on);
+        } catch (error) {
+          failure = error;
+          break;
+        }
+        const bit = 1 << (node - 1);
+        const wasOn = (state.power_mask & bit) !== 0;
+        state.power_mask = on ? state.power_mask | bit : state.power_mask & ~bit;
+        if (on && (!wasOn || state.power_on_time[node - 1] === null)) {
+          state.power_on_time[node - 1] = nowSeconds;
+        } else if (!on) {
+          state.power_on_time[node - 1] = null;
+        }
+        this.powerKnown[node - 1] = true;
+      }
+      await this.saveQuietly();
+      await this.setLed('power', state.power_mask !== 0);
+      if (failure !== undefined) {
+        throw new BoardError(500, `Failed to set power state: ${message(failure)}`);
+      }
+    });
+  }
+
+  async resetNode(node: NodeId): Promise<void> {
+    await this.exclusive(async () => {
+      try {
+        await this.switchNode(node, false);
+        await this.sleep(RESET_GAP_MS);
+        await this.switchNode(node, true);
+      } catch (error) {
+        throw new BoardError(500, `Failed to reset node: ${message(error)}`);
+      }
+    });
+  }
+
+  async getNodes(): Promise<TNodeInfo[]> {
+    const state = this.requireState();
+    const nowSeconds = Math.floor(this.now() / 1000);
+    if (nowSeconds < 0) {
+      throw new BoardError(500, 'Failed to get node info: Current time before Unix epoch');
+    }
+    return NODE_IDS.map((node) => {
+      const info = state.node_info[node - 1];
+      const since = state.power_on_time[node - 1];
+      return {
+        name: info.name,
+        module_name: info.module_name,
+        power_on_time: since === null ? null : Math.max(0, nowSeconds - since),
+        uart_baud: info.uart_baud,
+      };
+    });
+  }
+
+  async setNodeInfo(patch: Partial<Record<NodeId, NodeInfoPatch>>): Promise<void> {
+    await this.exclusive(async () => {
+      const state = this.requireState();
+      for (const node of NODE_IDS) {
+        const change = patch[node];
+        const info = state.node_info[node - 1];
+        if (change?.name !== undefined && change.name !== null) {
+          info.name = change.name;
+        }
+        if (change?.module_name !== undefined && change.module_name !== null) {
+          info.module_name = change.module_name;
+        }
+        if (change?.uart_baud !== undefined && change.uart_baud !== null) {
+          info.uart_baud = change.uart_baud;
+        }
+      }
+      await this.save('Failed to set node info');
+    });
+  }
+
+  // ---------------------------------------------------------------- USB
+
+  async getUsb(): Promise<TUsbState> {
+    const config = this.requireState().usb;
+    return {
+      mode: usbMode(config),
+      route: usbRoute(config),
+      node: `Node ${config.node}`,
+      bus_type: this.requireModel().busType,
+    };
+  }
+
+  async setUsb(node: NodeId, mode: UsbModeName, route: UsbRouteName): Promise<void> {
+    const config: UsbConfig =
+      mode === 'Device'
+        ? route === 'AlternativePort'
+          ? { kind: 'UsbA', node }
+          : { kind: 'Bmc', node }
+        : { kind: mode === 'Host' ? 'Node' : 'Flashing', node, route };
+    await this.exclusive(async () => {
+      try {
+        await this.applyUsb(config);
+      } catch (error) {
+        throw new BoardError(500, `Failed to set USB mode: ${message(error)}`);
+      }
+      // Persisted only after the hardware change succeeded (facts §1.5).
+      this.requireState().usb = config;
+      await this.save('Failed to set USB mode');
+    });
+  }
+
+  async setUsbBoot(node: NodeId): Promise<void> {
+    await this.exclusive(async () => {
+      try {
+        await this.gpio.set(this.requireModel().nodeChip, [[rpibootLine(node), 1]]);
+      } catch (error) {
+        throw new BoardError(500, `Failed to set USB boot mode: ${message(error)}`);
+      }
+    });
+  }
+
+  async clearUsbBoot(): Promise<void> {
+    await this.exclusive(async () => {
+      try {
+        await this.gpio.set(
+          this.requireModel().nodeChip,
+          NODE_IDS.map((n) => [rpibootLine(n), 0] as const),
+        );
+      } catch (error) {
+        throw new BoardError(500, `Failed to clear USB boot mode: ${message(error)}`);
+      }
+    });
+  }
+
+  /**
+   * Not implemented: it needs USB enumeration of the node's boot ROM, the rpiboot/rockusb loaders and the configfs
+   * mass-storage gadget. Refused before anything is touched, so a node is never left half way.
+   */
+  async nodeToMsd(_node: NodeId): Promise<void> {
+    throw new BoardError(501, 'exposing a node as USB mass storage is not implemented by the Linux backend yet');
+  }
+
+  async usbBootArmed(): Promise<Record<NodeId, boolean>> {
+    const config = this.requireState().usb;
+    const armed = (node: NodeId) => config.kind === 'Flashing' && config.node === node;
+    return { 1: armed(1), 2: armed(2), 3: armed(3), 4: armed(4) };
+  }
+
+  // ---------------------------------------------------------------- board
+
+  async about(): Promise<TAbout> {
+    const release = parseKeyValues(await this.fs.text('/etc/os-release'));
+    const eeprom = parseEeprom(await this.readEeprom());
+    const version = this.options.daemonVersion ?? '0.0.0';
+    return {
+      api: '1.1',
+      board_model: eeprom.productName,
+      board_revision: eeprom.hwVersion,
+      board_serial: eeprom.factorySerial,
+      build_version: version,
+      daemon_version: version,
+      buildroot: release.get('BUILDROOT_VERSION')?.value || release.get('PRETTY_NAME')?.value || 'unknown',
+      buildtime: `${this.buildTime.toISOString().slice(0, 19).replace('T', ' ')}-00:00`,
+      hostname: (await this.fs.trimmed('/proc/sys/kernel/hostname')) ?? '',
+      kernel: (await this.fs.trimmed('/proc/sys/kernel/osrelease')) ?? 'unknown',
+      // Raw value, quotes NOT stripped (API facts §4 GET /about).
+      version: release.get('VERSION')?.raw || 'unknown',
+    };
+  }
+
+  async health(): Promise<THealth> {
+    return {
+      clock: await this.clock(),
+      load: await readLoad(this.fs),
+      memory: await readMemory(this.fs, this.options.pageSize ?? 4096),
+      nand: await readNand(this.fs),
+      uptime_seconds: await readUptime(this.fs),
+    };
+  }
+
+  async getHostname(): Promise<THostname> {
+    return {
+      hostname: await this.fs.trimmed('/proc/sys/kernel/hostname'),
+      on_next_boot: await this.fs.trimmed('/etc/hostname'),
+    };
+  }
+
+  async setHostname(name: string): Promise<void> {
+    try {
+      await this.write('/etc/hostname', `${name}\n`);
+    } catch (error) {
+      throw new BoardError(400, `cannot write /etc/hostname: ${message(error)}`);
+    }
+    try {
+      await this.write('/proc/sys/kernel/hostname', name);
+    } catch (error) {
+      throw new BoardError(400, `the name was saved, but the running system refused it: ${message(error)}`);
+    }
+    // mDNS announces the old name until it restarts; a failure is only logged (facts §4 POST /hostname).
+    await this.runScript('/etc/init.d/S50mdnsd', ['restart']);
+  }
+
+  async info(): Promise<TBoardInfo> {
+    const ip: TNetInfo[] = [];
+    const interfaces = (this.options.interfaces ?? networkInterfaces)();
+    for (const [device, addresses] of Object.entries(interfaces)) {
+      for (const address of addresses ?? []) {
+        if (address.internal) {
+          continue;
+        }
+        ip.push({
+          device,
+          ip: address.address,
+          mac: (await this.fs.trimmed(`/sys/class/net/${device}/address`)) ?? 'Unknown',
+        });
+      }
+    }
+    const storage: TStorageInfo[] = [];
+    const bmc = await this.statvfs('/');
+    if (bmc) {
+      storage.push({
+        name: 'BMC',
+        total_bytes: bmc.total,
+        bytes_free: bmc.free,
+      });
+    }
+    if (await this.fs.exists('/dev/mmcblk0')) {
+      const card = await this.statvfs(SDCARD);
+      if (card) {
+        storage.push({
+          name: 'SD card',
+          total_bytes: card.total,
+          bytes_free: card.free,
+        });
+      }
+    }
+    return { ip, storage };
+  }
+
+  async reboot(options: { fel: boolean }): Promise<void> {
+    if (options.fel) {
+      // FEL needs the magic 0x5AA5A55A at physical 0x07090108 through /dev/mem: out of scope for this backend.
+      throw new BoardError(501, 'rebooting into FEL is not implemented by the Linux backend');
+    }
+    await this.setLed('status', true);
+    let result;
+    try {
+      result = await this.runner.run('shutdown', ['-r', 'now'], {
+        timeoutMs: SCRIPT_TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw new BoardError(500, `Failed to reboot: ${message(error)}`);
+    }
+    if (result.code !== 0) {
+      throw new BoardError(500, `Failed to reboot: ${lastLine(result)}`);
+    }
+  }
+
+  async reload(): Promise<void> {
+    const script = this.options.serviceScript ?? '/etc/init.d/S94bmcd';
+    // Fire and forget: the script stops this very process, so nothing may wait for it (stop() would deadlock).
+    this.runner.run(script, ['restart'], { timeoutMs: 60_000 }).then(
+      (result) => result.code !== 0 && this.log('error', `${script} restart: ${lastLine(result)}`),
+      (error: unknown) => this.log('error', `${script} restart: ${message(error)}`),
+    );
+  }
+
+  // ---------------------------------------------------------------- storage
+
+  async sdcard(): Promise<TSdCard> {
+    const card = await this.statvfs(SDCARD);
+    if (!card) {
+      throw new BoardError(400, 'Failed to get microSD card info: {}');
+    }
+    return { total: card.total, free: card.free, use: card.total - card.free };
+  }
+
+  async sdcardFiles(subPath: string): Promise<TSdCardEntry[]> {
+    return listSdcard(this.fs, subPath);
+  }
+
+  /** Upstream and the fork never format (facts §4); neither does this backend. */
+  async formatSdcard(): Promise<void> {
+    throw new BoardError(501, 'microSD card formatting is not implemented');
+  }
+
+  // ---------------------------------------------------------------- network and time
+
+  async network(): Promise<TNetwork> {
+    return { ports: await readSwitchPorts(this.fs) };
+  }
+
+  async resetNetwork(): Promise<void> {
+    this.inBackground(async () => {
+      await this.sleep(NETWORK_RESET_DELAY_MS);
+      // `ifdown br0 && ifup br0`, without a shell.
+      const down = await this.runLogged('ifdown', ['br0']);
+      if (down) {
+        await this.runLogged('ifup', ['br0']);
+      }
+    });
+  }
+
+  async getNtp(): Promise<TNtp> {
+    const conf = (await this.fs.text('/etc/chrony.conf')) ?? '';
+    return {
+      servers: parseSourcesFile(await this.fs.text(CHRONY_SOURCES)),
+      configurable: conf.split('\n').some((line) => line.startsWith('sourcedir ')),
+      clock: await this.clock(),
+    };
+  }
+
+  async setNtp(servers: string[]): Promise<void> {
+    try {
+      await this.fs.mkdirp(CHRONY_DIR);
+    } catch (error) {
+      throw new BoardError(500, `cannot create ${CHRONY_DIR}: ${message(error)}`);
+    }
+    try {
+      if (servers.length === 0) {
+        await this.fs.remove(CHRONY_SOURCES);
+      } else {
+        await this.write(CHRONY_SOURCES, renderSourcesFile(servers));
+      }
+    } catch (error) {
+      throw new BoardError(500, `cannot write ${CHRONY_SOURCES}: ${message(error)}`);
+    }
+    let result;
+    try {
+      result = await this.runner.run('chronyc', [...(this.options.chronycArgs ?? []), 'reload', 'sources'], {
+        timeoutMs: CHRONYC_TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw new BoardError(500, `could not run chronyc: ${message(error)}`);
+    }
+    if (result.code !== 0) {
+      throw new BoardError(500, `the servers were saved, but chrony did not reload them: ${lastLine(result)}`);
+    }
+  }
+
+  // ---------------------------------------------------------------- cooling and thermals
+
+  async getCooling(): Promise<TCoolingDevice[]> {
+    return (await readCoolingDevices(this.fs)).map((entry) => entry.record);
+  }
+
+  async setCooling(device: string, speed: number | undefined, mode: 'manual' | 'auto' | undefined): Promise<void> {
+    const context =
+      mode === 'manual' ? 'hold fan at step' : mode === 'auto' ? 'return fan to governor' : 'set Cooling state';
+    const entry = (await readCoolingDevices(this.fs)).find((e) => e.record.device === device);
+    if (!entry) {
+      throw new BoardError(400, `Failed to ${context}: cooling device: \`${device}\` does not exist`);
+    }
+    // bmcd hard-codes the fan to cooling_device0 for the write (facts §1.10).
+    const dir = device === 'system fan' ? 'cooling_device0' : entry.dir;
+    const zone = entry.record.zone;
+    if (mode !== 'auto') {
+      if (speed === undefined) {
+        throw new BoardError(400, 'Missing `speed` parameter');
+      }
+      if (speed > entry.record.max_speed) {
+        throw new BoardError(
+          400,
+          `Failed to ${context}: given speed '${speed}' exceeds maximum speed of '${entry.record.max_speed}'`,
+        );
+      }
+    }
+    if (mode !== undefined && zone === null) {
+      throw new BoardError(
+        400,
+        `Failed to ${context}: cooling device \`${device}\` is not bound to a thermal zone, so there is no governor to pause`,
+      );
+    }
+    const io = async (fn: () => Promise<void>) => {
+      try {
+        await fn();
+      } catch (error) {
+        throw new BoardError(500, `Failed to ${context}: ${message(error)}`);
+      }
+    };
+    if (mode === 'auto') {
+      await io(() => this.write(`${THERMAL}/${zone}/mode`, 'enabled'));
+      this.heldZones.delete(zone as string);
+      return;
+    }
+    if (mode === 'manual') {
+      await io(() => this.write(`${THERMAL}/${zone}/mode`, 'disabled'));
+      this.heldZones.add(zone as string);
+      try {
+        await this.write(`${THERMAL}/${dir}/cur_state`, String(speed));
+      } catch (error) {
+        // Never leave the governor paused without the step it was paused for.
+        await this.write(`${THERMAL}/${zone}/mode`, 'enabled').catch(() => undefined);
+        this.heldZones.delete(zone as string);
+        throw new BoardError(500, `Failed to ${context}: ${message(error)}`);
+      }
+      return;
+    }
+    await io(() => this.write(`${THERMAL}/${dir}/cur_state`, String(speed)));
+    await this.exclusive(async () => {
+      const state = this.requireState();
+      const cooling = { ...state.cooling, [device]: speed as number };
+      if (Object.keys(cooling).length <= MAX_COOLING_ENTRIES) {
+        state.cooling = cooling;
+        await this.saveQuietly();
+      } else {
+        this.log('warn', `cooling step of ${device} not persisted: at most ${MAX_COOLING_ENTRIES} devices are kept`);
+      }
+    });
+  }
+
+  async thermal(): Promise<TThermal> {
+    return {
+      sensors: await readThermalSensors(this.fs),
+      cooling: await readCoolers(this.fs),
+    };
+  }
+
+  /**
+   * Release a manual hold when its zone runs hotter than the zone's hottest active trip (the fork checks every 15 s):
+   * a fan held low must never cook the board.
+   */
+  async checkHolds(): Promise<void> {
+    for (const zone of [...this.heldZones]) {
+      const temp = await this.fs.int(`${THERMAL}/${zone}/temp`);
+      let hottest: number | null = null;
+      for (let i = 0; i < 32; i++) {
+        const kind = await this.fs.trimmed(`${THERMAL}/${zone}/trip_point_${i}_type`);
+        const tripTemp = await this.fs.int(`${THERMAL}/${zone}/trip_point_${i}_temp`);
+        if (kind === null && tripTemp === null) {
+          break;
+        }
+        if (kind === 'active' && tripTemp !== null && (hottest === null || tripTemp > hottest)) {
+          hottest = tripTemp;
+        }
+      }
+      if (temp !== null && hottest !== null && temp > hottest) {
+        try {
+          await this.write(`${THERMAL}/${zone}/mode`, 'enabled');
+          this.heldZones.delete(zone);
+          this.log(
+            'warn',
+            `${zone} at ${temp / 1000} °C is above its hottest active trip; fan returned to the governor`,
+          );
+        } catch (error) {
+          this.log('error', `could not release the fan hold of ${zone}: ${message(error)}`);
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- firmware (beyond BoardBackend)
+
+  /** GET /firmware/slots (API facts §3.7). */
+  async firmwareSlots(): Promise<TFirmwareSlots> {
+    return readFirmwareSlots(this.fs, this.runner, this.options.fwEnvArgs ?? []);
+  }
+
+  async getNextboot(): Promise<Nextboot> {
+    return readNextboot(this.runner, this.options.fwEnvArgs ?? []);
+  }
+
+  /** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update, facts §7.7 step 9). */
+  async setNextboot(value: string | null): Promise<void> {
+    const args = [...(this.options.fwEnvArgs ?? []), 'nextboot', ...(value === null ? [] : [value])];
+    let result;
+    try {
+      result = await this.runner.run('fw_setenv', args, { timeoutMs: 10_000 });
+    } catch (error) {
+      throw new BoardError(500, `cannot run fw_setenv: ${message(error)}`);
+    }
+    if (result.code !== 0) {
+      throw new BoardError(500, `fw_setenv failed: ${lastLine(result)}`);
+    }
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** Rail first, 100 ms, then the enable line (facts §1.3); the same order for on and off. */
+  private async switchNode(node: NodeId, on: boolean): Promise<void> {
+    await this.write(railState(node), on ? 'enabled' : 'disabled');
+    await this.sleep(RAIL_SETTLE_MS);
+    await this.gpio.set(this.requireModel().nodeChip, [[enLine(node), on ? 1 : 0]]);
+  }
+
+  /**
+   * Read the live state instead of re-applying the persisted mask (bmcd#90: a daemon restart must not power-cycle
+   * nodes). The regulator state is a plain sysfs read; the enable line is read only if the driver can do so without
+   * reconfiguring it. A node counts as on when its enable line is asserted and its rail is not disabled.
+   */
+  private async adoptLivePower(): Promise<void> {
+    const state = this.requireState();
+    const nowSeconds = Math.floor(this.now() / 1000);
+    for (const node of NODE_IDS) {
+      const rail = await this.fs.trimmed(railState(node));
+      const en = await this.gpio.read(this.requireModel().nodeChip, enLine(node)).catch(() => null);
+      let live: boolean | null = null;
+      if (en !== null) {
+        live = en === 1 && rail !== 'disabled';
+      } else if (rail === 'enabled' || rail === 'disabled') {
+        live = rail === 'enabled';
+      }
+      if (live === null) {
+        continue; // keep the persisted bit (Unknown if the store was unreadable)
+      }
+      const bit = 1 << (node - 1);
+      state.power_mask = live ? state.power_mask | bit : state.power_mask & ~bit;
+      // A node found on without a stamp gets the adoption time: a lower bound, never a made-up boot time.
+      if (live && state.power_on_time[node - 1] === null) {
+        state.power_on_time[node - 1] = nowSeconds;
+      } else if (!live) {
+        state.power_on_time[node - 1] = null;
+      }
+      this.powerKnown[node - 1] = true;
+    }
+  }
+
+  /** Route, then node selection, then USB-boot pins (facts §1.5). */
+  private async applyUsb(config: UsbConfig): Promise<void> {
+    const model = this.requireModel();
+    const mode = usbMode(config);
+    const route = usbRoute(config);
+    const node = config.node as NodeId;
+    if (!model.legacy && mode === 'Host') {
+      throw new Error('Selecting one of the nodes as USB Host role is not supported by the current hardware');
+    }
+    if (mode !== 'Flash') {
+      await this.removeMassStorage();
+    }
+    await this.gpio.set(SOC_CHIP, [routeLine(model, route)]);
+    const nodeLines: Array<readonly [LineRef, LineValue]> = [];
+    if (model.legacy) {
+      await this.write(
+        '/sys/bus/platform/devices/usb-port-power/state',
+        route === 'AlternativePort' ? 'enabled' : 'disabled',
+      );
+      await this.gpio.set(SOC_CHIP, muxLines(node));
+      for (const n of NODE_IDS) {
+        nodeLines.push([usbotgLine(n), mode === 'Host' && n === node ? 0 : 1]);
+      }
+    }
+    if (mode === 'Flash') {
+      nodeLines.push([rpibootLine(node), 1]);
+    } else {
+      for (const n of NODE_IDS) {
+        nodeLines.push([rpibootLine(n), 0]);
+      }
+    }
+    await this.gpio.set(model.nodeChip, nodeLines);
+  }
+
+  /** Take a node's disk off the BMC gadget (left there by node-to-MSD) before USB goes elsewhere. */
+  private async removeMassStorage(): Promise<void> {
+    const link = `${GADGET}/configs/c.1/mass_storage.0`;
+    if (!(await this.fs.exists(link))) {
+      return;
+    }
+    await this.write(`${GADGET}/UDC`, '\n').catch(() => undefined);
+    await this.fs.remove(link);
+    await this.fs.rmdir(`${GADGET}/functions/mass_storage.0`).catch(() => undefined);
+    await this.runScript('/etc/init.d/S11bmc-otg', ['restart']);
+  }
+
+  private async resumePausedGovernors(): Promise<void> {
+    for (const zone of (await this.fs.names(THERMAL)).filter((n) => /^thermal_zone\d+$/.test(n))) {
+      if ((await this.fs.trimmed(`${THERMAL}/${zone}/mode`)) === 'disabled') {
+        await this.write(`${THERMAL}/${zone}/mode`, 'enabled').catch((error: unknown) => {
+          this.log('warn', `could not resume the governor of ${zone}: ${message(error)}`);
+        });
+      }
+    }
+  }
+
+  private async replayCoolingSteps(): Promise<void> {
+    const steps = this.requireState().cooling;
+    if (Object.keys(steps).length === 0) {
+      return;
+    }
+    for (const entry of await readCoolingDevices(this.fs)) {
+      const speed = steps[entry.record.device];
+      if (speed !== undefined && speed <= entry.record.max_speed) {
+        const dir = entry.record.device === 'system fan' ? 'cooling_device0' : entry.dir;
+        await this.write(`${THERMAL}/${dir}/cur_state`, String(speed)).catch((error: unknown) => {
+          this.log('warn', `could not restore the step of ${entry.record.device}: ${message(error)}`);
+        });
+      }
+    }
+  }
+
+  private async clock(): Promise<TClock> {
+    const rtc = await readRtcs(this.fs);
+    let tracking = null;
+    try {
+      const result = await this.runner.run('chronyc', [...(this.options.chronycArgs ?? []), 'tracking'], {
+        timeoutMs: CHRONYC_TIMEOUT_MS,
+      });
+      tracking = result.code === 0 ? parseTracking(result.stdout) : null;
+    } catch (error) {
+      if (!(error instanceof CommandRunError)) {
+        throw error;
+      }
+    }
+    return {
+      rtc,
+      synchronised: tracking?.synchronised ?? null,
+      source: tracking?.source ?? null,
+      stratum: tracking?.stratum ?? null,
+      offset_seconds: tracking?.offset_seconds ?? null,
+      measured_by: tracking ? 'chronyc tracking' : null,
+    };
+  }
+
+  /** The first `/sys/bus/i2c/devices/*\/eeprom`, as bmcd. */
+  private async readEeprom(): Promise<Buffer | null> {
+    for (const device of (await this.fs.names('/sys/bus/i2c/devices')).sort()) {
+      const bytes = await this.fs.bytes(`/sys/bus/i2c/devices/${device}/eeprom`);
+      if (bytes) {
+        return bytes;
+      }
+    }
+    return null;
+  }
+
+  private async statvfs(boardPath: string): Promise<{ total: number; free: number } | null> {
+    try {
+      const stats = await this.fs.statfs(boardPath);
+      return {
+        total: stats.blocks * stats.bsize,
+        free: stats.bfree * stats.bsize,
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  /** `fp::power` / `fp::status`, or the older images' `fp:sys` / `fp:reset`. Best effort. */
+  private async setLed(which: 'power' | 'status', on: boolean): Promise<void> {
+    const names = which === 'power' ? ['fp::power', 'fp:sys'] : ['fp::status', 'fp:reset'];
+    for (const name of names) {
+      if (await this.fs.exists(`/sys/class/leds/${name}`)) {
+        await this.write(`/sys/class/leds/${name}/brightness`, on ? '1' : '0').catch((error: unknown) => {
+          this.log('warn', `LED ${name}: ${message(error)}`);
+        });
+        return;
+      }
+    }
+  }
+
+  private async write(boardPath: string, content: string): Promise<void> {
+    this.options.trace?.({ kind: 'write', path: boardPath, content });
+    await this.fs.write(boardPath, content);
+  }
+
+  /** Run a command whose failure is only logged; true when it exited 0. */
+  private async runLogged(cmd: string, args: readonly string[]): Promise<boolean> {
+    try {
+      const result = await this.runner.run(cmd, args, {
+        timeoutMs: SCRIPT_TIMEOUT_MS,
+      });
+      if (result.code !== 0) {
+        this.log('warn', `${cmd} ${args.join(' ')}: ${lastLine(result)}`);
+      }
+      return result.code === 0;
+    } catch (error) {
+      this.log('warn', `${cmd} ${args.join(' ')}: ${message(error)}`);
+      return false;
+    }
+  }
+
+  private async runScript(script: string, args: readonly string[]): Promise<void> {
+    await this.runLogged(script, args);
+  }
+
+  private inBackground(task: () => Promise<void>): void {
+    const promise = task().catch((error: unknown) => this.log('error', message(error)));
+    this.background.add(promise);
+    void promise.finally(() => this.background.delete(promise));
+  }
+
+  /** Serialise hardware changes: two power requests must not interleave their rail/enable steps. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  private async save(context: string): Promise<void> {
+    try {
+      await this.store.save(this.requireState());
+    } catch (error) {
+      throw new BoardError(500, `${context}: ${message(error)}`);
+    }
+  }
+
+  /** After a hardware change the hardware is the truth; a failed save is logged (the next start adopts anyway). */
+  private async saveQuietly(): Promise<void> {
+    await this.store.save(this.requireState()).catch((error: unknown) => {
+      this.log('error', `could not persist the board state: ${message(error)}`);
+    });
+  }
+
+  private requireState(): PersistedState {
+    if (!this.state) {
+      throw new BoardError(503, 'the board backend has not started');
+    }
+    return this.state;
+  }
+
+  private requireModel(): BoardModel {
+    if (!this.model) {
+      throw new BoardError(503, 'the board backend has not started');
+    }
+    return this.model;
+  }
+
+  private log(level: LogLevel, text: string): void {
+    (this.options.log ?? defaultLog)(level, text);
+  }
+}
+
+function defaultLog(level: LogLevel, text: string): void {
+  process.stderr.write(`[linux-board] ${level}: ${text}\n`);
+}
+
+function usbMode(config: UsbConfig): UsbModeName {
+  return config.kind === 'Node' ? 'Host' : config.kind === 'Flashing' ? 'Flash' : 'Device';
+}
+
+function usbRoute(config: UsbConfig): UsbRouteName {
+  return config.kind === 'UsbA' ? 'AlternativePort' : config.kind === 'Bmc' ? 'Bmc' : config.route;
+}
