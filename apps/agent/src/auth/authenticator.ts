@@ -1,0 +1,190 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { readBody } from '../server/body.js';
+import { sendJson, sendText } from '../server/reply.js';
+import { BanPatrol, formatDuration } from './ban-patrol.js';
+import { PasswordHash } from './password.js';
+import { TokenStore } from './tokens.js';
+
+export const REALM = 'Access to Baseboard Management Controller';
+export const LOGIN_PATH = '/api/bmc/authenticate';
+const LOCAL_ACCOUNT = 'root';
+
+export interface AuthOptions {
+  /** Password of the `root` account, or its precomputed hash (the rack shares one hash across boards). */
+  password: string | PasswordHash;
+  /** Sliding bearer-token lifetime; default 10800 s (3 h). */
+  tokenExpirySeconds?: number;
+  /** Admit loopback peers without a credential, as the real board does. Off by default: tests and the simulator run on loopback. */
+  trustLoopback?: boolean;
+  /** Consecutive failures that trigger a ban; default 5. */
+  attempts?: number;
+  /** First ban length; default 60 s. */
+  baseBanMs?: number;
+  now?: () => number;
+}
+
+/** Who a request was admitted as (the board's `actor`). */
+export interface Actor {
+  name: string;
+  scheme: 'token' | 'basic' | 'loopback';
+}
+
+export type Admission = { admitted: true; actor: Actor } | { admitted: false };
+
+/**
+ * Authentication for `/api/bmc/**` as the real board does it (facts §6.2–6.4): ban check first (429 on every path,
+ * the login included), then the loopback exemption when trusted, then the login path, then `Authorization` (Bearer
+ * with sliding expiry, or Basic checked against the scrypt hash on every request). No roles.
+ */
+export class Authenticator {
+  private readonly tokens: TokenStore;
+  private readonly bans: BanPatrol;
+  private readonly now: () => number;
+  private readonly trustLoopback: boolean;
+
+  private constructor(
+    private account: PasswordHash,
+    options: AuthOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.tokens = new TokenStore((options.tokenExpirySeconds ?? 10800) * 1000, this.now);
+    this.bans = new BanPatrol({ attempts: options.attempts, baseBanMs: options.baseBanMs, now: this.now });
+    this.trustLoopback = options.trustLoopback ?? false;
+  }
+
+  static async create(options: AuthOptions): Promise<Authenticator> {
+    const hash = typeof options.password === 'string' ? await PasswordHash.create(options.password) : options.password;
+    return new Authenticator(hash, options);
+  }
+
+  /** Replace the root password (rack fault injection, later the access/password operation). Tokens stay valid, as on the board. */
+  async setPassword(password: string | PasswordHash): Promise<void> {
+    this.account = typeof password === 'string' ? await PasswordHash.create(password) : password;
+  }
+
+  /** Forget sessions and bans (a controller reboot). */
+  reset(): void {
+    this.tokens.clear();
+  }
+
+  /**
+   * Decide whether the request may proceed. When it may not, or when it was the login itself, the answer has
+   * already been written and `admitted` is false.
+   */
+  async admit(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<Admission> {
+    const peer = peerAddress(req);
+    const banMs = this.bans.remainingBanMs(peer);
+    if (banMs > 0 && !(this.trustLoopback && isLoopback(peer))) {
+      const seconds = Math.max(1, Math.ceil(banMs / 1000));
+      sendText(
+        res,
+        429,
+        `Exceeded allowed authentication attempts. Access blocked for ${formatDuration(seconds)}. ` +
+          'The credentials were not checked, so this says nothing about whether they are correct.',
+        { 'Retry-After': String(seconds) },
+      );
+      return { admitted: false };
+    }
+    // The login answers even from a trusted loopback peer, so local tools can still obtain a token.
+    if (pathname === LOGIN_PATH) {
+      await this.login(req, res, peer);
+      return { admitted: false };
+    }
+    if (this.trustLoopback && isLoopback(peer)) return { admitted: true, actor: { name: 'loopback', scheme: 'loopback' } };
+    return this.checkAuthorization(req, res, peer);
+  }
+
+  private async login(req: IncomingMessage, res: ServerResponse, peer: string): Promise<void> {
+    let username: string;
+    let password: string;
+    try {
+      const raw = await readBody(req);
+      const parsed: unknown = JSON.parse(raw.toString('utf8'));
+      if (
+        typeof parsed !== 'object' ||
+        parsed === null ||
+        typeof (parsed as Record<string, unknown>)['username'] !== 'string' ||
+        typeof (parsed as Record<string, unknown>)['password'] !== 'string'
+      ) {
+        throw new Error('expected an object with string members `username` and `password`');
+      }
+      ({ username, password } = parsed as { username: string; password: string });
+    } catch (err) {
+      sendText(res, 403, `error trying to parse credentials: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    if (!(await this.verify(username, password))) {
+      this.bans.failure(peer);
+      sendText(res, 403, 'credentials incorrect');
+      return;
+    }
+    this.bans.success(peer);
+    const token = this.tokens.issue(username);
+    sendJson(
+      res,
+      200,
+      { id: token, name: 'User Session', description: 'User Session', username },
+      { 'X-Auth-Token': token },
+    );
+  }
+
+  private async checkAuthorization(req: IncomingMessage, res: ServerResponse, peer: string): Promise<Admission> {
+    const header = req.headers.authorization;
+    if (header === undefined || header.trim() === '') {
+      return this.challenge(res, 'no authorization header provided', `Basic realm="${REALM}"`);
+    }
+    const space = header.indexOf(' ');
+    const scheme = space < 0 ? header : header.slice(0, space);
+    const credential = space < 0 ? '' : header.slice(space + 1).trim();
+    if (scheme.toLowerCase() === 'bearer') {
+      const check = this.tokens.check(credential);
+      if (check.ok) {
+        this.bans.success(peer);
+        return { admitted: true, actor: { name: check.username, scheme: 'token' } };
+      }
+      if (check.reason === 'expired') {
+        const message = `token expired ${formatDuration(check.agoMs / 1000)} ago`;
+        return this.challenge(res, message, bearerChallenge(message));
+      }
+      this.bans.failure(peer);
+      const message = `token ${credential} is not registered`;
+      return this.challenge(res, message, bearerChallenge(message));
+    }
+    if (scheme.toLowerCase() === 'basic') {
+      const decoded = Buffer.from(credential, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon > 0 && (await this.verify(decoded.slice(0, colon), decoded.slice(colon + 1)))) {
+        this.bans.success(peer);
+        return { admitted: true, actor: { name: decoded.slice(0, colon), scheme: 'basic' } };
+      }
+      this.bans.failure(peer);
+      return this.challenge(res, 'credentials incorrect', `Basic realm="${REALM}"`);
+    }
+    return this.challenge(res, `${scheme} authentication not supported`, `realm="${REALM}"`);
+  }
+
+  private async verify(username: string, password: string): Promise<boolean> {
+    // Always derive, so an unknown user costs as much as a wrong password (no account enumeration by timing).
+    const ok = await this.account.verify(password);
+    return ok && username === LOCAL_ACCOUNT;
+  }
+
+  private challenge(res: ServerResponse, message: string, challenge: string): Admission {
+    sendText(res, 401, message, { 'WWW-Authenticate': challenge });
+    return { admitted: false };
+  }
+}
+
+function bearerChallenge(description: string): string {
+  return `Bearer realm="${REALM}" error="invalid_token" error_description="${description.replace(/["\\]/g, '\\$&')}"`;
+}
+
+export function peerAddress(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+export function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.');
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+import { parseDialectCounts } from './rack/dialects.js';
+
+/** Thrown for a bad command line: the CLI prints the message and exits 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `usage:
+  board-agent --simulate --port N --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
+              [--metrics-port M] [--www DIR] [--token-expiry-seconds S] [--validate-responses]
+  board-agent rack --boards N --port P --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
+              [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]`;
+
+const port = z.coerce.number({ error: 'expected a port number 0..65535' }).int().min(0).max(65535);
+const common = {
+  port,
+  stateDir: z.string().min(1),
+  host: z.string().min(1).default('127.0.0.1'),
+  password: z.string().min(1).default('turing'),
+  trustLoopback: z.boolean().default(false),
+  tokenExpirySeconds: z.coerce.number().int().min(1).max(30 * 86400).default(10800),
+  validateResponses: z.boolean().default(false),
+};
+
+const ZAgentArgs = z
+  .object({
+    ...common,
+    simulate: z.literal(true, { error: 'is required (the Linux backend is not part of this build)' }),
+    metricsPort: port.optional(),
+    www: z.string().min(1).optional(),
+  })
+  .strict();
+
+const ZRackArgs = z
+  .object({
+    ...common,
+    boards: z.coerce.number().int().min(1).max(100_000),
+    dialects: z
+      .string()
+      .default('')
+      .transform((spec, ctx) => {
+        try {
+          return parseDialectCounts(spec);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
+  })
+  .strict();
+
+export type AgentArgs = z.infer<typeof ZAgentArgs>;
+export type RackArgs = z.infer<typeof ZRackArgs>;
+export type ParsedArgs = { command: 'agent'; args: AgentArgs } | { command: 'rack'; args: RackArgs };
+
+const BOOLEAN_FLAGS = new Set(['simulate', 'trustLoopback', 'validateResponses']);
+
+/** `--state-dir DIR` and `--state-dir=DIR` → `{ stateDir: 'DIR' }`; boolean flags take no value. */
+function toObject(argv: readonly string[]): Record<string, string | boolean> {
+  const out: Record<string, string | boolean> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (name in out) throw new UsageError(`--${arg.slice(2, eq < 0 ? undefined : eq)} given twice`);
+    if (BOOLEAN_FLAGS.has(name)) {
+      if (eq >= 0) throw new UsageError(`--${arg.slice(2, eq)} takes no value`);
+      out[name] = true;
+      continue;
+    }
+    if (eq >= 0) {
+      out[name] = arg.slice(eq + 1);
+      continue;
+    }
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value`);
+    out[name] = value;
+    i++;
+  }
+  return out;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const isRack = argv[0] === 'rack';
+  const raw = toObject(isRack ? argv.slice(1) : argv);
+  const schema = isRack ? ZRackArgs : ZAgentArgs;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const flag = (key: PropertyKey) => `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (issue.code === 'unrecognized_keys') throw new UsageError(`unknown flag ${issue.keys.map(flag).join(', ')}`);
+    const where = issue.path.length > 0 ? `${flag(issue.path[0]!)}: ` : '';
+    throw new UsageError(`${where}${issue.message}`);
+  }
+  return isRack ? { command: 'rack', args: parsed.data as RackArgs } : { command: 'agent', args: parsed.data as AgentArgs };
+}

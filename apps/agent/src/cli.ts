@@ -1,0 +1,90 @@
+import { mkdir } from 'node:fs/promises';
+
+import { Authenticator } from './auth/authenticator.js';
+import type { BoardBackend } from './backend/backend.js';
+import { createSimulatedBackend } from './backend-factory.js';
+import { type AgentArgs, parseArgs, type RackArgs, USAGE, UsageError } from './cli-args.js';
+import { createMetricsServer } from './metrics/metrics-server.js';
+import { Rack } from './rack/rack.js';
+import { createAgentServer } from './server/server.js';
+
+/** Entry point of `board-agent` (bin/board-agent.js calls it with `process.argv.slice(2)`). */
+export async function main(argv: readonly string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`board-agent: ${err.message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (parsed.command === 'rack') await runRack(parsed.args);
+  else await runAgent(parsed.args);
+}
+
+async function runAgent(args: AgentArgs): Promise<void> {
+  await mkdir(args.stateDir, { recursive: true });
+  const backend: BoardBackend = createSimulatedBackend(args.stateDir);
+  await backend.start();
+  const auth = await Authenticator.create({
+    password: args.password,
+    trustLoopback: args.trustLoopback,
+    tokenExpirySeconds: args.tokenExpirySeconds,
+  });
+  const agent = createAgentServer({ backend, auth, www: args.www, validateResponses: args.validateResponses });
+  const port = await agent.listen(args.port, args.host);
+  const metrics = args.metricsPort === undefined ? undefined : createMetricsServer(backend);
+  const metricsPort = metrics ? await metrics.listen(args.metricsPort!, args.host) : undefined;
+  process.stdout.write(
+    `board-agent listening on http://${hostForUrl(args.host)}:${port}/api/bmc (simulated board, state in ${args.stateDir})` +
+      (metricsPort === undefined ? '' : `; metrics on http://${hostForUrl(args.host)}:${metricsPort}/metrics`) +
+      '\n',
+  );
+  onShutdown(async () => {
+    await Promise.all([agent.close(), metrics?.close()]);
+    await backend.stop();
+  });
+}
+
+async function runRack(args: RackArgs): Promise<void> {
+  await mkdir(args.stateDir, { recursive: true });
+  const rack = new Rack({
+    boards: args.boards,
+    stateDir: args.stateDir,
+    password: args.password,
+    dialects: args.dialects,
+    tokenExpirySeconds: args.tokenExpirySeconds,
+    trustLoopback: args.trustLoopback,
+    validateResponses: args.validateResponses,
+    createBackend: (_index, stateDir) => createSimulatedBackend(stateDir),
+  });
+  const port = await rack.listen(args.port, args.host);
+  const base = `http://${hostForUrl(args.host)}:${port}`;
+  process.stdout.write(
+    `board-agent rack listening on ${base}/boards/<1..${args.boards}>/api/bmc (${args.boards} simulated boards, ` +
+      `control at ${base}/rack, state in ${args.stateDir})\n`,
+  );
+  onShutdown(() => rack.close());
+}
+
+/** SIGTERM/SIGINT: stop accepting, flush the backend(s), exit 0. A second signal exits at once. */
+function onShutdown(stop: () => Promise<unknown>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`board-agent: shutdown after ${signal} failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

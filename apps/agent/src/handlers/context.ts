@@ -1,0 +1,17 @@
+import type { BoardBackend } from '../backend/backend.js';
+
+/**
+ * What a handler sees: the request's parameters (strings, already merged from query and body), the JSON body for
+ * `json` operations, the hardware, and how this request counts nodes (decided once, in `nodeBaseFor`).
+ */
+export interface HandlerContext {
+  params: Record<string, string>;
+  /** The parsed JSON object body of a `json` operation; undefined otherwise. */
+  body: unknown;
+  backend: BoardBackend;
+  /** 1 when `node` is 1..4 (agent path form), 0 when it is 0..3 (legacy form, and the fork dialect's path form). */
+  nodeBase: 0 | 1;
+}
+
+/** A handler answers the 200 body, or undefined for "done, nothing to report" (204 / legacy `"ok"`). */
+export type Handler = (ctx: HandlerContext) => Promise<unknown>;

@@ -1,0 +1,11 @@
+export { Authenticator, type AuthOptions } from './auth/authenticator.js';
+export { PasswordHash } from './auth/password.js';
+export { BoardError, type BoardBackend, type NodeId } from './backend/backend.js';
+export { AGENT_DAEMON_VERSION, createSimulatedBackend } from './backend-factory.js';
+export { handlers, PENDING_OPERATIONS } from './handlers/registry.js';
+export { createMetricsServer } from './metrics/metrics-server.js';
+export { renderBoardMetrics } from './metrics/board-metrics.js';
+export { Rack, type RackOptions } from './rack/rack.js';
+export { AgentApp, type AgentOptions } from './server/agent.js';
+export type { Dialect, DialectName } from './server/dialect.js';
+export { createAgentServer, type AgentServer, type AgentServerOptions } from './server/server.js';

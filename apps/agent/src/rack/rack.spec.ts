@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { createSimulatedBackend } from '../backend-factory.js';
+import { parseDialectCounts } from './dialects.js';
+import { Rack } from './rack.js';
+
+const basic = (password: string) => ({ Authorization: `Basic ${Buffer.from(`root:${password}`).toString('base64')}` });
+
+describe('rack', () => {
+  let rack: Rack;
+  let base: string;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rack-'));
+    rack = new Rack({
+      boards: 10_000,
+      stateDir: dir,
+      password: 'turing',
+      dialects: parseDialectCounts('fork:1,upstream:1'),
+      validateResponses: true,
+      createBackend: (_i, stateDir) => createSimulatedBackend(stateDir, { timeScale: 0.01 }),
+    });
+    base = `http://127.0.0.1:${await rack.listen(0)}`;
+  });
+  afterAll(async () => {
+    await rack.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const call = async (method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...basic('turing'), ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
+      body: init.body ? JSON.stringify(init.body) : undefined,
+    });
+    const text = await res.text();
+    let json: Record<string, unknown> | undefined;
+    try {
+      json = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+    } catch {
+      json = undefined; // plain-text refusals (401, 429)
+    }
+    return { status: res.status, text, json };
+  };
+
+  it('serves independent boards lazily, each with its own state', async () => {
+    expect((await call('GET', '/rack')).json).toMatchObject({ boards: 10_000, started: 0 });
+    expect((await call('POST', '/boards/3/api/bmc/hostname', { body: { name: 'three' } })).status).toBe(204);
+    expect((await call('POST', '/boards/9999/api/bmc/hostname', { body: { name: 'last' } })).status).toBe(204);
+    expect((await call('GET', '/boards/3/api/bmc/hostname')).json).toMatchObject({ hostname: 'three' });
+    expect((await call('GET', '/boards/9999/api/bmc/hostname')).json).toMatchObject({ hostname: 'last' });
+    expect((await call('GET', '/rack')).json).toMatchObject({ started: 2 });
+    expect((await call('GET', '/boards/10001/api/bmc/about')).status).toBe(404);
+  });
+
+  it('fork dialect: path form, 0-based node, About with bmcd_version', async () => {
+    const about = (await call('GET', '/boards/1/api/bmc/about')).json!;
+    expect(about).toMatchObject({ bmcd_version: about['build_version'] });
+    expect(about).not.toHaveProperty('daemon_version');
+    expect((await call('POST', '/boards/1/api/bmc/usb-boot', { body: { node: 0 } })).status).toBe(204);
+    expect((await call('POST', '/boards/1/api/bmc/usb-boot', { body: { node: 4 } })).json).toMatchObject({
+      detail: 'Parameter `node` is out of range 0..3 of node IDs',
+    });
+  });
+
+  it('upstream dialect: legacy form only, no fork-era operations', async () => {
+    expect((await call('GET', '/boards/2/api/bmc/about')).status).toBe(404);
+    expect((await call('GET', '/boards/2/api/bmc?opt=get&type=health')).json).toEqual({ response: [{ result: 'Invalid `type` parameter health' }] });
+    const about = (await call('GET', '/boards/2/api/bmc?opt=get&type=about')).json as { response: [{ result: Record<string, unknown> }] };
+    expect(about.response[0].result).toHaveProperty('bmcd_version');
+    expect(about.response[0].result).not.toHaveProperty('kernel');
+  });
+
+  it('switches dialect at run time', async () => {
+    expect((await call('POST', '/rack/boards/5/dialect', { body: { dialect: 'fork', version: '2.34.0' } })).status).toBe(200);
+    expect((await call('GET', '/boards/5/api/bmc/about')).json).toMatchObject({ bmcd_version: '2.34.0', build_version: '2.34.0' });
+    expect((await call('POST', '/rack/boards/5/dialect', { body: { dialect: 'klingon' } })).status).toBe(400);
+  });
+
+  it('counts calls per operation id', async () => {
+    await call('DELETE', '/rack/boards/6/calls');
+    await call('POST', '/boards/6/api/bmc/power', { body: { node1: '1' } });
+    await call('GET', '/boards/6/api/bmc?opt=set&type=power&node2=1');
+    await call('POST', '/boards/6/api/bmc/power', { body: { node1: 'x' } });
+    expect((await call('GET', '/rack/boards/6/calls')).json).toEqual({ board: 6, calls: { postPower: 3 }, succeeded: { postPower: 2 } });
+  });
+
+  it('injects and clears faults', async () => {
+    await call('POST', '/rack/boards/7/faults', { body: { unreachable: true } });
+    await expect(fetch(`${base}/boards/7/api/bmc/about`, { headers: basic('turing') })).rejects.toThrow();
+    await call('POST', '/rack/boards/7/faults', { body: { unreachable: false, errorRate: 1 } });
+    expect((await call('GET', '/boards/7/api/bmc/about')).status).toBe(500);
+    expect((await call('GET', '/boards/7/api/bmc?opt=get&type=about')).json).toEqual({ response: [{ result: 'Failed to answer: injected fault' }] });
+    await call('POST', '/rack/boards/7/faults', { body: { errorRate: 0, latencyMs: 150, password: 'new-secret', thermalRunaway: { ratePerMinute: 30 } } });
+    const started = Date.now();
+    expect((await call('GET', '/boards/7/api/bmc/about', { headers: basic('new-secret') })).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect((await call('GET', '/boards/7/api/bmc/about')).status).toBe(401);
+    expect((await call('GET', '/rack/boards/7/faults')).json).toMatchObject({ latencyMs: 150, passwordChanged: true });
+    expect((await call('POST', '/rack/boards/7/faults', { body: { latencyMs: -1 } })).status).toBe(400);
+    expect((await call('POST', '/rack/boards/7/faults', { body: { bogus: 1 } })).status).toBe(400);
+    expect((await call('DELETE', '/rack/boards/7/faults')).json).toEqual({ passwordChanged: false });
+    expect((await call('GET', '/boards/7/api/bmc/about')).status).toBe(200);
+  });
+
+  it('reboots a board: sessions are forgotten, persisted state survives', async () => {
+    const login = await fetch(`${base}/boards/8/api/bmc/authenticate`, { method: 'POST', body: JSON.stringify({ username: 'root', password: 'turing' }) });
+    const token = login.headers.get('x-auth-token')!;
+    const bearer = { Authorization: `Bearer ${token}` };
+    await call('POST', '/boards/8/api/bmc/ntp', { headers: bearer, body: { servers: 'a.example,b.example' } });
+    expect((await call('POST', '/rack/boards/8/reboot')).json).toMatchObject({ reboots: 1 });
+    expect((await call('GET', '/boards/8/api/bmc/ntp', { headers: bearer })).status).toBe(401);
+    expect((await call('GET', '/boards/8/api/bmc/ntp')).json).toMatchObject({ servers: ['a.example', 'b.example'] });
+  });
+
+  it('serves per-board metrics without credentials', async () => {
+    const res = await fetch(`${base}/boards/3/metrics`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('# TYPE bmcd_build_info gauge');
+  });
+});

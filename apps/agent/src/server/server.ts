@@ -1,0 +1,67 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+import type { Authenticator } from '../auth/authenticator.js';
+import type { BoardBackend } from '../backend/backend.js';
+import { AgentApp, type AgentOptions } from './agent.js';
+import { sendProblem } from './reply.js';
+
+export interface AgentServerOptions extends AgentOptions {
+  backend: BoardBackend;
+  auth: Authenticator;
+}
+
+export interface AgentServer {
+  server: Server;
+  app: AgentApp;
+  /** Listen; resolves with the bound port (pass 0 for any free port). */
+  listen(port: number, host?: string): Promise<number>;
+  /** Stop accepting, finish or drop idle connections, then close. The backend is the caller's to stop. */
+  close(): Promise<void>;
+}
+
+/** A node:http server for one board. */
+export function createAgentServer(options: AgentServerOptions): AgentServer {
+  const app = new AgentApp(options);
+  const server = createServer((req, res) => void route(app, req, res));
+  // Slow clients must not pin the 128 MB controller's sockets forever.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  return {
+    server,
+    app,
+    listen: (port, host = '127.0.0.1') => listen(server, port, host),
+    close: () => closeServer(server),
+  };
+}
+
+async function route(app: AgentApp, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://agent.invalid');
+  } catch {
+    sendProblem(res, 400, 'the request target is not a valid URL');
+    return;
+  }
+  await app.handle(req, res, url.pathname, url.searchParams);
+}
+
+export function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    // In-flight requests get a moment to finish; then they are cut so shutdown cannot hang.
+    setTimeout(() => server.closeAllConnections(), 2000).unref();
+  });
+}
