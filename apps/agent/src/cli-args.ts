@@ -8,8 +8,11 @@ export class UsageError extends Error {}
 export const USAGE = `usage:
   board-agent --simulate --port N --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
               [--metrics-port M] [--www DIR] [--token-expiry-seconds S] [--validate-responses]
+              [--tls] [--tls-cert FILE --tls-key FILE] [--tls-client-ca FILE] [--identity-header NAME]
+              [--github-api-url URL] [--update-repo OWNER/REPO] [--audit-log FILE]
   board-agent rack --boards N --port P --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
-              [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]`;
+              [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]
+              [--github-api-url URL] [--update-repo OWNER/REPO]`;
 
 const port = z.coerce.number({ error: 'expected a port number 0..65535' }).int().min(0).max(65535);
 const common = {
@@ -20,6 +23,12 @@ const common = {
   trustLoopback: z.boolean().default(false),
   tokenExpirySeconds: z.coerce.number().int().min(1).max(30 * 86400).default(10800),
   validateResponses: z.boolean().default(false),
+  /** GitHub API base for github firmware sources and the update check (a mirror for tests and air-gapped sites). */
+  githubApiUrl: z.url({ protocol: /^https?$/ }).optional(),
+  updateRepo: z
+    .string()
+    .regex(/^[^/\s]+\/[^/\s]+$/, 'expected owner/repo')
+    .optional(),
 };
 
 const ZAgentArgs = z
@@ -28,8 +37,17 @@ const ZAgentArgs = z
     simulate: z.literal(true, { error: 'is required (the Linux backend is not part of this build)' }),
     metricsPort: port.optional(),
     www: z.string().min(1).optional(),
+    /** Serve HTTPS; without --tls-cert/--tls-key a self-signed pair is generated in the state directory. */
+    tls: z.boolean().default(false),
+    tlsCert: z.string().min(1).optional(),
+    tlsKey: z.string().min(1).optional(),
+    /** Pins the client CA (config.yaml's tls.client_ca): the access operations may then not change it. */
+    tlsClientCa: z.string().min(1).optional(),
+    identityHeader: z.string().min(1).optional(),
+    auditLog: z.string().min(1).optional(),
   })
-  .strict();
+  .strict()
+  .refine((a) => (a.tlsCert === undefined) === (a.tlsKey === undefined), { message: '--tls-cert and --tls-key go together', path: ['tlsCert'] });
 
 const ZRackArgs = z
   .object({
@@ -53,7 +71,7 @@ export type AgentArgs = z.infer<typeof ZAgentArgs>;
 export type RackArgs = z.infer<typeof ZRackArgs>;
 export type ParsedArgs = { command: 'agent'; args: AgentArgs } | { command: 'rack'; args: RackArgs };
 
-const BOOLEAN_FLAGS = new Set(['simulate', 'trustLoopback', 'validateResponses']);
+const BOOLEAN_FLAGS = new Set(['simulate', 'trustLoopback', 'validateResponses', 'tls']);
 
 /** `--state-dir DIR` and `--state-dir=DIR` → `{ stateDir: 'DIR' }`; boolean flags take no value. */
 function toObject(argv: readonly string[]): Record<string, string | boolean> {

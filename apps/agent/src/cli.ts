@@ -1,12 +1,16 @@
 import { mkdir } from 'node:fs/promises';
 
-import { Authenticator } from './auth/authenticator.js';
+import { join } from 'node:path';
+
+import { accountsOf, Authenticator } from './auth/authenticator.js';
 import type { BoardBackend } from './backend/backend.js';
 import { createSimulatedBackend } from './backend-factory.js';
 import { type AgentArgs, parseArgs, type RackArgs, USAGE, UsageError } from './cli-args.js';
 import { createMetricsServer } from './metrics/metrics-server.js';
 import { Rack } from './rack/rack.js';
 import { createAgentServer } from './server/server.js';
+import { createSimulatedServices, type SimulatedBoardLike, type SimulatedServices } from './services/board-services.js';
+import { loadServerCertificate } from './tls/certificate.js';
 
 /** Entry point of `board-agent` (bin/board-agent.js calls it with `process.argv.slice(2)`). */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -26,22 +30,45 @@ async function runAgent(args: AgentArgs): Promise<void> {
   await mkdir(args.stateDir, { recursive: true });
   const backend: BoardBackend = createSimulatedBackend(args.stateDir);
   await backend.start();
+  let services: SimulatedServices | undefined;
   const auth = await Authenticator.create({
     password: args.password,
     trustLoopback: args.trustLoopback,
     tokenExpirySeconds: args.tokenExpirySeconds,
+    // A verified client certificate vouches for the operator named in the identity header (facts §6.2 step 2).
+    proxyIdentityHeader: () => (services?.access.inEffect.clientCaPem ? services.access.inEffect.identityHeader.name : undefined),
   });
-  const agent = createAgentServer({ backend, auth, www: args.www, validateResponses: args.validateResponses });
+  services = await createSimulatedServices(backend as SimulatedBoardLike, args.stateDir, accountsOf(auth), {
+    githubApiUrl: args.githubApiUrl,
+    updateRepo: args.updateRepo,
+    pinnedClientCa: args.tlsClientCa,
+    configIdentityHeader: args.identityHeader,
+    auditFile: args.auditLog ?? join(args.stateDir, 'audit.log'),
+  });
+  const useTls = args.tls || args.tlsCert !== undefined;
+  const certificate = useTls
+    ? await loadServerCertificate({ certFile: args.tlsCert, keyFile: args.tlsKey, stateDir: args.stateDir, commonName: 'turingpi' })
+    : undefined;
+  const agent = createAgentServer({
+    backend,
+    auth,
+    www: args.www,
+    validateResponses: args.validateResponses,
+    services,
+    tls: certificate ? { certificate, access: services.access } : undefined,
+  });
   const port = await agent.listen(args.port, args.host);
   const metrics = args.metricsPort === undefined ? undefined : createMetricsServer(backend);
   const metricsPort = metrics ? await metrics.listen(args.metricsPort!, args.host) : undefined;
   process.stdout.write(
-    `board-agent listening on http://${hostForUrl(args.host)}:${port}/api/bmc (simulated board, state in ${args.stateDir})` +
+    `board-agent listening on ${useTls ? 'https' : 'http'}://${hostForUrl(args.host)}:${port}/api/bmc (simulated board, state in ${args.stateDir})` +
+      (certificate?.generated ? `; generated a self-signed certificate in ${certificate.certFile}` : '') +
       (metricsPort === undefined ? '' : `; metrics on http://${hostForUrl(args.host)}:${metricsPort}/metrics`) +
       '\n',
   );
   onShutdown(async () => {
     await Promise.all([agent.close(), metrics?.close()]);
+    await services?.stop();
     await backend.stop();
   });
 }
@@ -57,6 +84,7 @@ async function runRack(args: RackArgs): Promise<void> {
     trustLoopback: args.trustLoopback,
     validateResponses: args.validateResponses,
     createBackend: (_index, stateDir) => createSimulatedBackend(stateDir),
+    services: { githubApiUrl: args.githubApiUrl, updateRepo: args.updateRepo },
   });
   const port = await rack.listen(args.port, args.host);
   const base = `http://${hostForUrl(args.host)}:${port}`;

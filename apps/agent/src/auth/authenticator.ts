@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../server/body.js';
 import { sendJson, sendText } from '../server/reply.js';
 import { BanPatrol, formatDuration } from './ban-patrol.js';
+import { proxiedIdentity } from '../tls/https.js';
 import { PasswordHash } from './password.js';
 import { TokenStore } from './tokens.js';
 
@@ -22,12 +23,17 @@ export interface AuthOptions {
   /** First ban length; default 60 s. */
   baseBanMs?: number;
   now?: () => number;
+  /**
+   * The identity header in effect when a verified client certificate may vouch for a proxied operator (facts §6.2
+   * step 2); undefined while no client CA is in effect. Read per request: a reload swaps it.
+   */
+  proxyIdentityHeader?: () => string | undefined;
 }
 
 /** Who a request was admitted as (the board's `actor`). */
 export interface Actor {
   name: string;
-  scheme: 'token' | 'basic' | 'loopback';
+  scheme: 'token' | 'basic' | 'loopback' | 'mtls';
 }
 
 export type Admission = { admitted: true; actor: Actor } | { admitted: false };
@@ -42,6 +48,7 @@ export class Authenticator {
   private readonly bans: BanPatrol;
   private readonly now: () => number;
   private readonly trustLoopback: boolean;
+  private readonly proxyIdentityHeader?: () => string | undefined;
 
   private constructor(
     private account: PasswordHash,
@@ -51,6 +58,7 @@ export class Authenticator {
     this.tokens = new TokenStore((options.tokenExpirySeconds ?? 10800) * 1000, this.now);
     this.bans = new BanPatrol({ attempts: options.attempts, baseBanMs: options.baseBanMs, now: this.now });
     this.trustLoopback = options.trustLoopback ?? false;
+    this.proxyIdentityHeader = options.proxyIdentityHeader;
   }
 
   static async create(options: AuthOptions): Promise<Authenticator> {
@@ -92,6 +100,10 @@ export class Authenticator {
       return { admitted: false };
     }
     if (this.trustLoopback && isLoopback(peer)) return { admitted: true, actor: { name: 'loopback', scheme: 'loopback' } };
+    // A verified proxy: a client certificate that verified against the client CA plus the identity header.
+    const header = this.proxyIdentityHeader?.();
+    const proxied = header === undefined ? undefined : proxiedIdentity(req, header);
+    if (proxied !== undefined) return { admitted: true, actor: { name: proxied, scheme: 'mtls' } };
     return this.checkAuthorization(req, res, peer);
   }
 
@@ -164,6 +176,11 @@ export class Authenticator {
     return this.challenge(res, `${scheme} authentication not supported`, `realm="${REALM}"`);
   }
 
+  /** The account check behind login and Basic, shared with POST /access/password (one password store). */
+  verifyAccount(username: string, password: string): Promise<boolean> {
+    return this.verify(username, password);
+  }
+
   private async verify(username: string, password: string): Promise<boolean> {
     // Always derive, so an unknown user costs as much as a wrong password (no account enumeration by timing).
     const ok = await this.account.verify(password);
@@ -187,4 +204,15 @@ export function peerAddress(req: IncomingMessage): string {
 
 export function isLoopback(address: string): boolean {
   return address === '::1' || address.startsWith('127.');
+}
+
+/** The authenticator's account as the access operations' AccountStore (the local account is `root`). */
+export function accountsOf(auth: Authenticator): { verify(u: string, p: string): Promise<boolean>; setPassword(u: string, p: string): Promise<void> } {
+  return {
+    verify: (username, password) => auth.verifyAccount(username, password),
+    setPassword: async (username, password) => {
+      if (username !== LOCAL_ACCOUNT) throw new Error(`no account ${username}`);
+      await auth.setPassword(password);
+    },
+  };
 }

@@ -1,4 +1,7 @@
+import type { TAccessActor } from '@tpfleet/board-api';
+
 import type { BoardBackend } from '../backend/backend.js';
+import type { BoardServices } from '../services/board-services.js';
 
 /**
  * What a handler sees: the request's parameters (strings, already merged from query and body), the JSON body for
@@ -11,6 +14,10 @@ export interface HandlerContext {
   backend: BoardBackend;
   /** 1 when `node` is 1..4 (agent path form), 0 when it is 0..3 (legacy form, and the fork dialect's path form). */
   nodeBase: 0 | 1;
+  /** Firmware, configuration and access services of this board (absent only in minimal test setups). */
+  services?: BoardServices;
+  /** Who this request was admitted as (GET /access reports it; DELETE /access/client-ca checks it). */
+  actor?: TAccessActor;
 }
 
 /** A handler answers the 200 body, or undefined for "done, nothing to report" (204 / legacy `"ok"`). */

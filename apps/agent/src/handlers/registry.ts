@@ -15,29 +15,17 @@ import {
   postUsbBoot,
   postUsbBootClear,
 } from './nodes.js';
+import { serviceHandlers } from '../services/service-handlers.js';
 import { getSdcard, getSdcardFiles, postSdcardFormat } from './storage.js';
 
 export type OperationId = keyof typeof operations;
 
 /**
- * Operations planned for issue 4 (firmware, configuration, access). Until each gets a handler it answers 501
- * `not implemented yet`. Adding a handler means moving its id from this list into `handlers`; the `satisfies`
- * below makes a forgotten id a compile error, and the contract tests fail for a row that has neither.
+ * Operations answered 501 `not implemented yet` until they get a handler. Empty since issue 4 landed; kept so a
+ * future operation can be added to the table before its handler (the `satisfies` below makes a forgotten id a compile
+ * error, and the contract tests fail for a row that has neither).
  */
-export const PENDING_OPERATIONS = [
-  'getConfig',
-  'postConfig',
-  'getAccess',
-  'putAccessClientCa',
-  'deleteAccessClientCa',
-  'postAccessPassword',
-  'getFirmwareAvailable',
-  'getFirmwareCheck',
-  'postFirmwareInstall',
-  'getFirmwareSlots',
-  'getFirmwareSources',
-  'postFirmwareSources',
-] as const satisfies readonly OperationId[];
+export const PENDING_OPERATIONS = [] as const satisfies readonly OperationId[];
 
 export type PendingOperationId = (typeof PENDING_OPERATIONS)[number];
 
@@ -69,6 +57,7 @@ export const handlers = {
   getCooling,
   postCooling,
   getThermal,
+  ...serviceHandlers,
 } satisfies Record<Exclude<OperationId, PendingOperationId>, Handler>;
 
 /** The handler of an operation id, or undefined when it is pending (or unknown to this build). */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { Authenticator } from '../auth/authenticator.js';
+import { accountsOf, Authenticator } from '../auth/authenticator.js';
 import { PasswordHash } from '../auth/password.js';
 import { BoardError, type BoardBackend } from '../backend/backend.js';
 import { renderBoardMetrics } from '../metrics/board-metrics.js';
@@ -12,6 +12,14 @@ import { parseJsonObject, readBody } from '../server/body.js';
 import type { Dialect, DialectName } from '../server/dialect.js';
 import { sendEmpty, sendJson, sendProblem, sendRefusal } from '../server/reply.js';
 import { closeServer, listen } from '../server/server.js';
+import { HttpClient } from '../firmware/http-client.js';
+import {
+  type BoardServices,
+  createSimulatedServices,
+  type ServiceOptions,
+  type SimulatedBoardLike,
+  type SimulatedServices,
+} from '../services/board-services.js';
 import { initialDialect, ZDialectSchema } from './dialects.js';
 import { describeFaults, type FaultHooks, type TFaults, ZFaultsSchema } from './faults.js';
 
@@ -27,12 +35,15 @@ export interface RackOptions {
   trustLoopback?: boolean;
   validateResponses?: boolean;
   log?: LogFn;
+  /** Firmware/config/access services of every board (GitHub API mirror, update repository, ...). */
+  services?: ServiceOptions;
 }
 
 interface LiveBoard {
   backend: BoardBackend;
   auth: Authenticator;
   app: AgentApp;
+  services?: BoardServices;
 }
 
 /** Per-board bookkeeping; created on first contact, so untouched boards cost nothing. */
@@ -63,6 +74,8 @@ const CONTROL_PATH = /^\/rack\/boards\/(\d+)(?:\/(faults|reboot|calls|dialect))?
 export class Rack {
   private readonly slots = new Map<number, Slot>();
   private defaultHash?: PasswordHash;
+  /** One connection pool for every board's firmware services. */
+  private http?: HttpClient;
   readonly server: Server;
 
   constructor(private readonly options: RackOptions) {
@@ -79,6 +92,7 @@ export class Rack {
   async close(): Promise<void> {
     await closeServer(this.server);
     await Promise.all([...this.slots.values()].map((slot) => this.stopBoard(slot)));
+    await this.http?.close();
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -156,9 +170,19 @@ export class Rack {
         tokenExpirySeconds: this.options.tokenExpirySeconds,
         trustLoopback: this.options.trustLoopback,
       });
+      const services = isSimulated(backend)
+        ? await createSimulatedServices(backend, stateDir, accountsOf(auth), {
+            // Priming 10,000 catalogues at once would hammer the sources; a board fills its cache when first asked.
+            primeCatalogue: false,
+            auditFile: join(stateDir, 'audit.log'),
+            ...this.options.services,
+            httpClient: (this.http ??= new HttpClient(this.options.services?.http)),
+          })
+        : undefined;
       const app = new AgentApp({
         backend,
         auth,
+        services,
         validateResponses: this.options.validateResponses,
         dialect: () => this.dialectOf(slot),
         log: this.options.log,
@@ -167,8 +191,8 @@ export class Rack {
           if (outcome === 'ok') slot.succeeded.set(id, (slot.succeeded.get(id) ?? 0) + 1);
         },
       });
-      slot.live = { backend, auth, app };
-      applyHardwareFaults(backend, slot.faults);
+      slot.live = { backend, auth, app, services };
+      applyHardwareFaults(slot.live, slot.faults);
       return slot.live;
     })().finally(() => {
       slot.starting = undefined;
@@ -179,7 +203,10 @@ export class Rack {
   private async stopBoard(slot: Slot): Promise<void> {
     const live = slot.live ?? (slot.starting ? await slot.starting.catch(() => undefined) : undefined);
     slot.live = undefined;
-    if (live) await live.backend.stop();
+    if (live) {
+      await live.services?.stop();
+      await live.backend.stop();
+    }
   }
 
   private summary(req: IncomingMessage, res: ServerResponse): void {
@@ -257,7 +284,7 @@ export class Rack {
       slot.passwordHash = undefined;
       if (slot.live) {
         await slot.live.auth.setPassword(this.defaultHash ?? this.options.password);
-        applyHardwareFaults(slot.live.backend, { thermalRunaway: null, gateFail: false });
+        applyHardwareFaults(slot.live, { thermalRunaway: null, gateFail: false });
       }
       return sendJson(res, 200, describeFaults(slot.faults));
     }
@@ -273,19 +300,31 @@ export class Rack {
       if (slot.live) await slot.live.auth.setPassword(slot.passwordHash);
     }
     slot.faults = { ...slot.faults, ...rest, ...(password !== undefined ? { password: '(set)' } : {}) };
-    if (slot.live) applyHardwareFaults(slot.live.backend, rest);
+    if (slot.live) applyHardwareFaults(slot.live, rest);
     sendJson(res, 200, describeFaults(slot.faults));
   }
 }
 
-/** Pass the hardware-model faults to the backend when it offers the hooks (the simulated board does). */
-function applyHardwareFaults(backend: BoardBackend, faults: TFaults): void {
-  const hooks = backend as BoardBackend & FaultHooks;
+/**
+ * Pass the hardware-model faults to the backend when it offers the hooks (the simulated board does). The promotion
+ * gate lives with the board's simulated A/B slots, so `gateFail` goes there.
+ */
+function applyHardwareFaults(live: LiveBoard, faults: TFaults): void {
+  const hooks = live.backend as BoardBackend & FaultHooks;
   if (faults.thermalRunaway !== undefined) {
     if (faults.thermalRunaway) hooks.injectThermalRunaway?.({ ratePerMinute: faults.thermalRunaway.ratePerMinute });
     else hooks.clearFaults?.();
   }
-  if (faults.gateFail !== undefined) hooks.setGateFail?.(faults.gateFail);
+  if (faults.gateFail !== undefined) {
+    const slots = (live.services as Partial<SimulatedServices> | undefined)?.slots;
+    if (slots) slots.setGateFail(faults.gateFail);
+    else hooks.setGateFail?.(faults.gateFail);
+  }
+}
+
+function isSimulated(backend: BoardBackend): backend is SimulatedBoardLike {
+  const b = backend as Partial<SimulatedBoardLike>;
+  return backend.kind === 'simulated' && typeof b.onLifecycle === 'function' && typeof b.setFirmwareVersion === 'function';
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { buildOpenApiDocument, type Operation } from '@tpfleet/board-api';
 
-import type { Authenticator } from '../auth/authenticator.js';
+import { type Actor, type Authenticator, peerAddress } from '../auth/authenticator.js';
 import { BoardError, type BoardBackend } from '../backend/backend.js';
 import { handlerFor } from '../handlers/registry.js';
 import { setNodeInfoFromLegacyBody } from '../handlers/node-info.js';
@@ -10,6 +10,7 @@ import { mergeBody, mergeDocumentBody, parseBody, parseJsonObject, queryParams, 
 import { AGENT_DIALECT, type Dialect, applyDialect, dialectHasPathForm, nodeBaseFor } from './dialect.js';
 import { type Spelling, sendEmpty, sendJson, sendLegacy, sendProblem, sendRefusal } from './reply.js';
 import { routesFor } from './routes.js';
+import type { BoardServices } from '../services/board-services.js';
 import { serveStatic } from './static-files.js';
 
 export const API_BASE = '/api/bmc';
@@ -35,6 +36,8 @@ export interface AgentOptions {
   log?: LogFn;
   /** Told about every operation that reached its handler (the rack counts calls per board). */
   onOperation?: (id: string, outcome: 'ok' | 'refused' | 'failed') => void;
+  /** Firmware, configuration and access services of this board, and its audit log. */
+  services?: BoardServices;
 }
 
 /** Serves one board: `/api/bmc` in both spellings, the login, the OpenAPI document and, optionally, static files. */
@@ -84,7 +87,8 @@ export class AgentApp {
     if (!admission.admitted) return;
     const dialect = this.dialect();
     const sub = pathname.length > API_BASE.length + 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-    if (sub === API_BASE || sub === `${API_BASE}/`) return this.legacy(req, res, search, dialect);
+    const actor = admission.actor;
+    if (sub === API_BASE || sub === `${API_BASE}/`) return this.legacy(req, res, search, dialect, actor);
     if (sub === OPENAPI_PATH && dialectHasPathForm(dialect)) return this.openApi(req, res);
     const path = sub.slice(API_BASE.length);
     const methods = dialectHasPathForm(dialect) ? routesFor(dialect).byPath.get(path) : undefined;
@@ -94,11 +98,17 @@ export class AgentApp {
       const allow = [...methods.keys()].join(', ');
       return sendProblem(res, 405, `${API_BASE}${path} takes ${allow}, not ${req.method}`, { Allow: allow });
     }
-    await this.dispatch(req, res, op, 'path', search, dialect);
+    await this.dispatch(req, res, op, 'path', search, dialect, actor);
   }
 
   /** `GET /api/bmc?opt=&type=` and the legacy-only `POST /api/bmc?opt=set&type=node_info`. */
-  private async legacy(req: IncomingMessage, res: ServerResponse, search: URLSearchParams, dialect: Dialect): Promise<void> {
+  private async legacy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    search: URLSearchParams,
+    dialect: Dialect,
+    actor: Actor,
+  ): Promise<void> {
     const query = queryParams(search);
     const { opt, type } = query;
     if (req.method === 'POST' && opt === 'set' && type === 'node_info') return this.legacyNodeInfo(req, res);
@@ -110,7 +120,7 @@ export class AgentApp {
     if (type === undefined) return sendLegacy(res, 400, 'Missing `type` parameter');
     const op = routesFor(dialect).byLegacy.get(`${opt}/${type}`);
     if (!op) return sendLegacy(res, 400, `Invalid \`type\` parameter ${type}`);
-    await this.dispatch(req, res, op, 'legacy', search, dialect);
+    await this.dispatch(req, res, op, 'legacy', search, dialect, actor);
   }
 
   /** Answers 200 with an empty body, as the daemon does (the web UI expects exactly that). */
@@ -140,13 +150,22 @@ export class AgentApp {
     spelling: Spelling,
     search: URLSearchParams,
     dialect: Dialect,
+    actor: Actor,
   ): Promise<void> {
     const handler = handlerFor(op.id);
     let outcome: 'ok' | 'refused' | 'failed' = 'ok';
+    let audited = 'ok';
     try {
       if (!handler) throw new BoardError(501, 'not implemented yet');
       const { params, body } = await this.readParameters(req, op, spelling, search);
-      const result = await handler({ params, body, backend: this.options.backend, nodeBase: nodeBaseFor(spelling, dialect) });
+      const result = await handler({
+        params,
+        body,
+        backend: this.options.backend,
+        nodeBase: nodeBaseFor(spelling, dialect),
+        services: this.options.services,
+        actor,
+      });
       // An acknowledged change must survive a crash (kill -9) right after the answer: write it through first.
       if (op.method !== 'GET') await (this.options.backend as Partial<{ flush(): Promise<void> }>).flush?.();
       if (this.options.validateResponses) this.checkContract(op, result);
@@ -156,9 +175,14 @@ export class AgentApp {
       else sendJson(res, op.successStatus ?? 200, answer);
     } catch (err) {
       outcome = err instanceof BoardError && err.status < 500 ? 'refused' : 'failed';
+      audited = err instanceof BoardError ? `${err.status} ${err.message}` : '500 unexpected failure';
       this.refuse(res, spelling, err, { op: op.id });
     } finally {
       this.options.onOperation?.(op.id, outcome);
+      // One audit line per state-changing call (facts §2.1): who, from where, what, outcome; never the parameters.
+      if (op.method !== 'GET' || op.legacy?.opt === 'set') {
+        this.options.services?.audit.record({ action: op.legacy?.type ?? op.id, actor, peer: peerAddress(req), outcome: audited });
+      }
     }
   }
 
@@ -177,6 +201,8 @@ export class AgentApp {
     const raw = await readBody(req);
     const parsed = parseBody(req, raw);
     if (op.body === 'json') {
+      // DELETE /access/client-ca takes no body; an empty one reads as `{}` and the handler checks the shape.
+      if (parsed.kind === 'empty') return { params: query, body: {} };
       if (parsed.kind !== 'json') throw new BoardError(400, 'this operation takes a JSON object body (application/json)');
       return { params: query, body: parsed.value };
     }

@@ -1,12 +1,18 @@
 import { operationList, type Operation } from '@tpfleet/board-api';
 
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { FakeFirmwareHost } from '../firmware/test-firmware-server.js';
 import { handlers, PENDING_OPERATIONS } from '../handlers/registry.js';
 import { AgentHarness, type Answer } from '../testing/harness.js';
+import { makeTestPki } from '../tls/test-pki.js';
 
 /**
  * Contract tests generated from the operation table: every row is called in both spellings and its answer is checked
  * against the row's response schema (the server also validates, so drift shows up as a 500 as well). A new row is
- * covered automatically; a row without a handler fails unless it is listed as pending for issue 4.
+ * covered automatically; a row without a handler fails (nothing is pending since issue 4).
  *
  * Sample parameters for rows that need some. `node` is given 1-based and converted per spelling.
  */
@@ -19,6 +25,12 @@ const SAMPLES: Record<string, Record<string, string | number>> = {
   postHostname: { name: 'rack-a-board-7' },
   postNtp: { servers: 'time.example.org,10.0.0.1' },
   postCooling: { device: 'system fan', speed: '3' },
+  // Issue 4. A firmware host on 127.0.0.1 serves the `lab` source; force=1 lets the legacy call replace the staging.
+  postFirmwareInstall: { source: 'lab', version: 'v2.31.0', force: '1' },
+  postFirmwareSources: { sources: '' }, // filled in once the firmware host's address is known
+  postConfig: { config: JSON.stringify({ format_version: 1, exported_at: '2026-09-12T10:00:00Z', exported_from: {}, nodes: [{ id: 2, name: 'db' }] }) },
+  putAccessClientCa: { pem: '' }, // a CA made by openssl in beforeAll
+  postAccessPassword: { username: 'root', current_password: 'turing', new_password: 'correct-horse-battery' },
 };
 
 function wireParams(op: Operation, spelling: 'path' | 'legacy'): Record<string, string> {
@@ -59,32 +71,40 @@ function expectLegacyAnswer(op: Operation, answer: Answer): void {
   else expect(op.response.safeParse(result).error?.issues ?? []).toEqual([]);
 }
 
-const pending = new Set<string>(PENDING_OPERATIONS);
-
 describe('every row of the operation table', () => {
   let h: AgentHarness;
+  let host: FakeFirmwareHost;
+  let pkiDir: string;
   beforeAll(async () => {
-    h = await AgentHarness.start();
+    host = await FakeFirmwareHost.start([{ version: 'v2.31.0' }, { version: 'v2.29.0' }]);
+    const sources = { sources: [{ id: 'lab', kind: 'http' as const, label: 'Lab mirror', location: host.httpSource }] };
+    SAMPLES['postFirmwareSources'] = { sources: JSON.stringify(sources) };
+    pkiDir = await mkdtemp(join(tmpdir(), 'contract-pki-'));
+    SAMPLES['putAccessClientCa'] = { pem: (await makeTestPki(pkiDir)).caCert };
+    h = await AgentHarness.start({
+      firmwareVersion: 'v2.30.0',
+      firmwareSources: sources,
+      services: { githubApiUrl: host.githubApi, updateRepo: 'excavador-turing/BMC-Firmware' },
+    });
     await h.login();
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await h.close();
+    await host.close();
+    await rm(pkiDir, { recursive: true, force: true });
+  });
+
+  it('leaves no operation pending', () => {
+    expect(PENDING_OPERATIONS).toEqual([]);
+    expect(operationList).toHaveLength(38);
+  });
 
   it.each(operationList.map((op) => [op.id, op] as const))('%s', async (_id, op) => {
-    if (pending.has(op.id)) {
-      const answer = await callPath(h, op);
-      expect(answer.status).toBe(501);
-      expect(answer.json).toEqual({ type: 'about:blank', title: 'Not Implemented', status: 501, detail: 'not implemented yet' });
-      if (op.legacy) {
-        const legacy = await callLegacy(h, op);
-        expect(legacy.status).toBe(501);
-        expect(legacy.json).toEqual({ response: [{ result: 'not implemented yet' }] });
-      }
-      return;
-    }
-    // A row that is neither implemented nor pending is a gap, not something to skip.
+    // A row without a handler is a gap, not something to skip.
     expect(Object.keys(handlers)).toContain(op.id);
 
     expectPathAnswer(op, await callPath(h, op));
+    if (op.id === 'postAccessPassword') h.password = String(SAMPLES[op.id]!['new_password']);
     await h.settle(); // reboot and reload take the board away briefly and forget sessions
     if (op.legacy) {
       expectLegacyAnswer(op, await callLegacy(h, op));

@@ -1,5 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
+import type { AccessStore } from '../access/access-store.js';
+import type { ServerCertificate } from '../tls/certificate.js';
+import { createTlsServer, tlsOptions, updateClientCa } from '../tls/https.js';
+
 import type { Authenticator } from '../auth/authenticator.js';
 import type { BoardBackend } from '../backend/backend.js';
 import { AgentApp, type AgentOptions } from './agent.js';
@@ -8,6 +12,11 @@ import { sendProblem } from './reply.js';
 export interface AgentServerOptions extends AgentOptions {
   backend: BoardBackend;
   auth: Authenticator;
+  /**
+   * Serve HTTPS with this certificate. With `access`, the client CA in effect is requested from clients (not
+   * required) and swapped whenever the access settings are reloaded.
+   */
+  tls?: { certificate: ServerCertificate; access?: AccessStore };
 }
 
 export interface AgentServer {
@@ -22,7 +31,15 @@ export interface AgentServer {
 /** A node:http server for one board. */
 export function createAgentServer(options: AgentServerOptions): AgentServer {
   const app = new AgentApp(options);
-  const server = createServer((req, res) => void route(app, req, res));
+  const listener = (req: IncomingMessage, res: ServerResponse) => void route(app, req, res);
+  let server: Server;
+  if (options.tls) {
+    const { certificate, access } = options.tls;
+    server = createTlsServer(tlsOptions(certificate, access?.inEffect.clientCaPem ?? null), listener);
+    access?.onChange((effect) => updateClientCa(server as import('node:https').Server, certificate, effect.clientCaPem));
+  } else {
+    server = createServer(listener);
+  }
   // Slow clients must not pin the 128 MB controller's sockets forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;

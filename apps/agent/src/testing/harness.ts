@@ -2,10 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Authenticator, type AuthOptions } from '../auth/authenticator.js';
+import type { TSourcesInput } from '@tpfleet/board-api';
+
+import { accountsOf, Authenticator, type AuthOptions } from '../auth/authenticator.js';
 import { createSimulatedBackend } from '../backend-factory.js';
 import type { SimulatedBoard } from '../backend/simulated/simulated-board.js';
 import { createAgentServer, type AgentServer } from '../server/server.js';
+import { createSimulatedServices, type ServiceOptions, type SimulatedServices } from '../services/board-services.js';
 
 export const PASSWORD = 'turing';
 
@@ -28,6 +31,8 @@ export interface RequestOptions {
 /** One agent on 127.0.0.1:0 over a fresh simulated board in a temporary directory, with fast hardware delays. */
 export class AgentHarness {
   token?: string;
+  /** The root password the harness logs in with (a test that changes it updates this). */
+  password = PASSWORD;
   readonly logs: Record<string, unknown>[] = [];
 
   private constructor(
@@ -35,18 +40,47 @@ export class AgentHarness {
     readonly backend: SimulatedBoard,
     readonly auth: Authenticator,
     readonly agent: AgentServer,
-    private readonly dir: string,
+    readonly dir: string,
+    readonly services: SimulatedServices,
   ) {}
 
-  static async start(options: Partial<AuthOptions> & { www?: string; timeScale?: number } = {}): Promise<AgentHarness> {
+  /**
+   * `firmwareSources`: the board's stored sources; by default only the SD card directory, so that no test reaches
+   * the internet through the built-in GitHub and firmware.turingpi.com sources (`'defaults'` keeps those).
+   */
+  static async start(
+    options: Partial<AuthOptions> & {
+      www?: string;
+      timeScale?: number;
+      firmwareVersion?: string;
+      services?: ServiceOptions;
+      firmwareSources?: TSourcesInput | 'defaults';
+    } = {},
+  ): Promise<AgentHarness> {
     const dir = await mkdtemp(join(tmpdir(), 'board-agent-'));
-    const backend = createSimulatedBackend(dir, { timeScale: options.timeScale ?? 0.01 });
+    const backend = createSimulatedBackend(dir, { timeScale: options.timeScale ?? 0.01, firmwareVersion: options.firmwareVersion });
     await backend.start();
-    const auth = await Authenticator.create({ password: PASSWORD, ...options });
+    let services: SimulatedServices | undefined;
+    const auth = await Authenticator.create({
+      password: PASSWORD,
+      proxyIdentityHeader: () => (services?.access.inEffect.clientCaPem ? services.access.inEffect.identityHeader.name : undefined),
+      ...options,
+    });
+    services = await createSimulatedServices(backend, dir, accountsOf(auth), {
+      githubApiUrl: 'http://127.0.0.1:9',
+      primeCatalogue: false,
+      auditFile: join(dir, 'audit.log'),
+      retryDelayMs: 10,
+      ...options.services,
+    });
+    const sources = options.firmwareSources ?? {
+      sources: [{ id: 'card', kind: 'local', label: 'SD card', location: '/mnt/sdcard/firmware' }],
+    };
+    if (sources !== 'defaults') await services.firmware.sources.replace(sources);
     const logs: Record<string, unknown>[] = [];
-    const agent = createAgentServer({ backend, auth, www: options.www, validateResponses: true, log: (e) => logs.push(e) });
+    const agent = createAgentServer({ backend, auth, www: options.www, validateResponses: true, log: (e) => logs.push(e), services });
     const port = await agent.listen(0, '127.0.0.1');
-    const harness = new AgentHarness(`http://127.0.0.1:${port}`, backend, auth, agent, dir);
+    const harness = new AgentHarness(`http://127.0.0.1:${port}`, backend, auth, agent, dir, services);
     (harness as { logs: Record<string, unknown>[] }).logs = logs;
     return harness;
   }
@@ -54,7 +88,7 @@ export class AgentHarness {
   async login(): Promise<string> {
     const answer = await this.request('POST', '/api/bmc/authenticate', {
       anonymous: true,
-      body: { username: 'root', password: PASSWORD },
+      body: { username: 'root', password: this.password },
     });
     if (answer.status !== 200) throw new Error(`login failed: ${answer.status} ${answer.text}`);
     this.token = answer.headers.get('x-auth-token') ?? undefined;
@@ -63,7 +97,9 @@ export class AgentHarness {
 
   /** Wait until a simulated reboot or daemon restart is over, then log in again (sessions were forgotten). */
   async settle(): Promise<void> {
+    await this.services.lastBoot();
     while (this.backend.isBooting()) await new Promise((r) => setTimeout(r, 10));
+    await this.services.lastBoot();
     await this.login();
   }
 
@@ -89,6 +125,7 @@ export class AgentHarness {
 
   async close(): Promise<void> {
     await this.agent.close();
+    await this.services.stop();
     await this.backend.stop();
     await rm(this.dir, { recursive: true, force: true });
   }

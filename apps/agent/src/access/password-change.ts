@@ -1,0 +1,35 @@
+import { BoardError } from '../backend/backend.js';
+
+/**
+ * The local accounts, shared with the authenticator's credential check (one store: a changed password is what the
+ * next Basic check and login verify). On the simulated board this is the Authenticator's scrypt hash; on the
+ * controller it would be /etc/shadow plus `chpasswd`.
+ */
+export interface AccountStore {
+  /** Constant-cost check: an unknown account costs as much as a wrong password. */
+  verify(username: string, password: string): Promise<boolean>;
+  /** Replace the password. Existing bearer tokens stay valid. */
+  setPassword(username: string, password: string): Promise<void>;
+}
+
+export const MIN_PASSWORD_CHARACTERS = 12;
+
+/** POST /access/password: the checks of facts §5 in order, one message for an unknown account and a mismatch. */
+export async function changePassword(
+  accounts: AccountStore,
+  body: { username: string; current_password: string; new_password: string },
+): Promise<void> {
+  if (body.username.trim() === '') throw new BoardError(400, '`username` is required');
+  // Unicode characters, not bytes (or UTF-16 units).
+  if ([...body.new_password].length < MIN_PASSWORD_CHARACTERS) {
+    throw new BoardError(400, `the new password is too short: at least ${MIN_PASSWORD_CHARACTERS} characters`);
+  }
+  if (body.new_password === body.current_password) throw new BoardError(400, 'the new password is the same as the current one');
+  if (!(await accounts.verify(body.username, body.current_password))) throw new BoardError(403, 'the current password is wrong');
+  try {
+    await accounts.setPassword(body.username, body.new_password);
+  } catch (err) {
+    if (err instanceof BoardError) throw err;
+    throw new BoardError(500, `Failed to change the password: the system refused the change: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

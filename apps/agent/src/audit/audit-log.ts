@@ -1,0 +1,56 @@
+import { appendFile } from 'node:fs/promises';
+
+/** Who made a call, as the audit line names them (facts §2.1). */
+export interface AuditActor {
+  name: string;
+  scheme: 'mtls' | 'token' | 'basic' | 'loopback' | 'none';
+}
+
+export interface AuditEntry {
+  /** The legacy `type`, or the operation id of an operation without one (the access operations). */
+  action: string;
+  actor: AuditActor | null;
+  peer: string;
+  /** `ok`, or `<status> <message>`. */
+  outcome: string;
+  node?: number;
+}
+
+/**
+ * One line per state-changing call: `<action> by <actor> from <peer>: <outcome>` (facts §2.1). Parameters are never
+ * written, so neither a password nor a key can end up in the log. Lines go to a file (the state directory's
+ * `audit.log`) or, without one, to stderr; a failing write never fails the call.
+ */
+export class AuditLog {
+  constructor(
+    private readonly file?: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  readonly lines: string[] = [];
+
+  record(entry: AuditEntry): void {
+    const line = `${new Date(this.now()).toISOString()} audit: ${formatAudit(entry)}`;
+    this.lines.push(line);
+    if (this.lines.length > 100) this.lines.shift();
+    if (this.file) void appendFile(this.file, `${line}\n`).catch(() => process.stderr.write(`${line}\n`));
+    else process.stderr.write(`${line}\n`);
+  }
+}
+
+export function formatAudit(entry: AuditEntry): string {
+  const actor = !entry.actor
+    ? 'unattributed'
+    : entry.actor.scheme === 'loopback'
+      ? 'loopback (unauthenticated)'
+      : entry.actor.scheme === 'none'
+        ? 'unattributed'
+        : `${clean(entry.actor.name)} (${entry.actor.scheme})`;
+  const node = entry.node === undefined ? '' : ` node ${entry.node}`;
+  return `${entry.action}${node} by ${actor} from ${entry.peer}: ${clean(entry.outcome)}`;
+}
+
+/** A header-supplied name or a message must not forge extra log lines. */
+function clean(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ');
+}

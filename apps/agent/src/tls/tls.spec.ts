@@ -1,0 +1,77 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import type { Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Agent, request } from 'undici';
+
+import { loadServerCertificate, type ServerCertificate } from './certificate.js';
+import { createTlsServer, proxiedIdentity, tlsOptions, updateClientCa } from './https.js';
+import { makeTestPki, type TestPki } from './test-pki.js';
+
+describe('HTTPS listener and mTLS proxy identity (facts §6.2 step 2, §6.5)', () => {
+  let dir: string;
+  let pki: TestPki;
+  let certificate: ServerCertificate;
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tls-'));
+    pki = await makeTestPki(dir);
+    certificate = await loadServerCertificate({ stateDir: dir, commonName: 'turingpi' });
+    server = createTlsServer(tlsOptions(certificate, pki.caCert), (req, res) => {
+      res.end(JSON.stringify({ identity: proxiedIdentity(req, 'x-forwarded-email') ?? null }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const address = server.address();
+    base = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function ask(client: { cert?: string; key?: string }, headers: Record<string, string> = {}) {
+    const agent = new Agent({ connect: { ca: certificate.cert, servername: 'localhost', rejectUnauthorized: true, ...client } });
+    try {
+      const res = await request(`${base}/`, { dispatcher: agent, headers });
+      return (await res.body.json()) as { identity: string | null };
+    } finally {
+      await agent.close();
+    }
+  }
+
+  it('generates a self-signed EC pair once, in the state directory, and reuses it', async () => {
+    expect(certificate.generated).toBe(true);
+    expect((await stat(join(dir, 'tls/key.pem'))).mode & 0o777).toBe(0o600);
+    const again = await loadServerCertificate({ stateDir: dir, commonName: 'turingpi' });
+    expect(again.generated).toBe(false);
+    expect(again.cert).toBe(certificate.cert);
+  });
+
+  it('names the operator of a verified client certificate that carries the identity header', async () => {
+    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual({
+      identity: 'ops@example.org',
+    });
+  });
+
+  it('ignores a certificate without the header, and the header without a certificate', async () => {
+    expect(await ask({ cert: pki.clientCert, key: pki.clientKey })).toEqual({ identity: null });
+    expect(await ask({}, { 'X-Forwarded-Email': 'mallory@example.org' })).toEqual({ identity: null });
+  });
+
+  it('drops a connection whose certificate does not verify', async () => {
+    await expect(ask({ cert: pki.strangerCert, key: pki.strangerKey }, { 'X-Forwarded-Email': 'x@example.org' })).rejects.toThrow();
+  });
+
+  it('stops requesting certificates when the CA is removed (reload)', async () => {
+    updateClientCa(server, certificate, null);
+    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual({ identity: null });
+    updateClientCa(server, certificate, pki.caCert);
+    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual({
+      identity: 'ops@example.org',
+    });
+  });
+});
