@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
 import { z } from 'zod';
 
 import { parseDialectCounts } from './rack/dialects.js';
@@ -6,10 +9,12 @@ import { parseDialectCounts } from './rack/dialects.js';
 export class UsageError extends Error {}
 
 export const USAGE = `usage:
-  board-agent --simulate --port N --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
-              [--metrics-port M] [--www DIR] [--token-expiry-seconds S] [--validate-responses]
-              [--tls] [--tls-cert FILE --tls-key FILE] [--tls-client-ca FILE] [--identity-header NAME]
-              [--github-api-url URL] [--update-repo OWNER/REPO] [--audit-log FILE]
+  board-agent [--hardware linux] [--root /] --port N [--state-dir DIR (default <root>/var/lib/bmcd)]
+  board-agent --simulate (= --hardware simulated) --port N --state-dir DIR [--password P]
+    both:     [--host 127.0.0.1] [--trust-loopback] [--metrics-port M] [--www DIR] [--token-expiry-seconds S]
+              [--validate-responses] [--tls] [--tls-cert FILE --tls-key FILE] [--tls-client-ca FILE]
+              [--identity-header NAME] [--github-api-url URL] [--update-repo OWNER/REPO] [--audit-log FILE]
+    Without --hardware the agent drives the hardware only when <root>/proc/device-tree/model names a Turing Pi.
   board-agent rack --boards N --port P --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
               [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]
               [--github-api-url URL] [--update-repo OWNER/REPO]`;
@@ -17,9 +22,7 @@ export const USAGE = `usage:
 const port = z.coerce.number({ error: 'expected a port number 0..65535' }).int().min(0).max(65535);
 const common = {
   port,
-  stateDir: z.string().min(1),
   host: z.string().min(1).default('127.0.0.1'),
-  password: z.string().min(1).default('turing'),
   trustLoopback: z.boolean().default(false),
   tokenExpirySeconds: z.coerce.number().int().min(1).max(30 * 86400).default(10800),
   validateResponses: z.boolean().default(false),
@@ -34,7 +37,16 @@ const common = {
 const ZAgentArgs = z
   .object({
     ...common,
-    simulate: z.literal(true, { error: 'is required (the Linux backend is not part of this build)' }),
+    /** Which board to serve; undefined = decided from the device tree (`resolveAgentArgs`). */
+    hardware: z.enum(['linux', 'simulated'], { error: 'expected linux or simulated' }).optional(),
+    /** Alias of `--hardware simulated`. */
+    simulate: z.literal(true).optional(),
+    /** Linux: every board path resolves under this directory (`/` on the controller, a fixture tree elsewhere). */
+    root: z.string().min(1).optional(),
+    /** Simulated: the board's state (required). Linux: the agent's own files (default `<root>/var/lib/bmcd`). */
+    stateDir: z.string().min(1).optional(),
+    /** Simulated root's password (default `turing`). The Linux backend checks `<root>/etc/shadow` instead. */
+    password: z.string().min(1).optional(),
     metricsPort: port.optional(),
     www: z.string().min(1).optional(),
     /** Serve HTTPS; without --tls-cert/--tls-key a self-signed pair is generated in the state directory. */
@@ -47,11 +59,15 @@ const ZAgentArgs = z
     auditLog: z.string().min(1).optional(),
   })
   .strict()
-  .refine((a) => (a.tlsCert === undefined) === (a.tlsKey === undefined), { message: '--tls-cert and --tls-key go together', path: ['tlsCert'] });
+  .refine((a) => (a.tlsCert === undefined) === (a.tlsKey === undefined), { message: '--tls-cert and --tls-key go together', path: ['tlsCert'] })
+  .refine((a) => !(a.simulate && a.hardware === 'linux'), { message: 'contradicts --hardware linux', path: ['simulate'] })
+  .transform(({ simulate, ...rest }) => ({ ...rest, hardware: simulate ? ('simulated' as const) : rest.hardware }));
 
 const ZRackArgs = z
   .object({
     ...common,
+    stateDir: z.string().min(1),
+    password: z.string().min(1).default('turing'),
     boards: z.coerce.number().int().min(1).max(100_000),
     dialects: z
       .string()
@@ -68,6 +84,45 @@ const ZRackArgs = z
   .strict();
 
 export type AgentArgs = z.infer<typeof ZAgentArgs>;
+
+/** The agent's arguments once the hardware is decided; every default is filled in. */
+export type ResolvedAgentArgs = Omit<AgentArgs, 'hardware' | 'root' | 'stateDir' | 'password'> &
+  ({ hardware: 'simulated'; stateDir: string; password: string } | { hardware: 'linux'; root: string; stateDir: string });
+
+/** Device-tree model strings start `Turing Pi 2 (v2.4)`, `Turing Pi 2 (v2.5)`, ... (hardware facts §1.1). */
+const TURING_PI_MODEL = /Turing Pi/;
+
+/**
+ * Decide the hardware and fill in what depends on it. Without `--hardware`, the agent drives GPIO only when
+ * `<root>/proc/device-tree/model` names a Turing Pi: a laptop must never start toggling lines by accident, so
+ * anything else is refused with a pointer to `--simulate`.
+ */
+export async function resolveAgentArgs(args: AgentArgs): Promise<ResolvedAgentArgs> {
+  const { hardware: chosen, root: rootFlag, stateDir, password, ...rest } = args;
+  const root = resolve(rootFlag ?? '/');
+  let hardware = chosen;
+  if (hardware === undefined) {
+    const modelFile = join(root, 'proc/device-tree/model');
+    const model = (await readFile(modelFile, 'utf8').catch(() => null))?.replace(/\0+$/, '').trim() ?? null;
+    if (model === null || !TURING_PI_MODEL.test(model)) {
+      const found = model === null ? 'does not exist' : `reads "${model.slice(0, 80)}"`;
+      throw new UsageError(
+        `${modelFile} ${found}: this is not a Turing Pi controller, so the agent will not drive its GPIO lines. ` +
+          'Pass --simulate --state-dir DIR to serve a simulated board (or --hardware linux to insist).',
+      );
+    }
+    hardware = 'linux';
+  }
+  if (hardware === 'simulated') {
+    if (rootFlag !== undefined) throw new UsageError('--root applies to --hardware linux only');
+    if (stateDir === undefined) throw new UsageError('--state-dir: is required with --simulate (the simulated board lives there)');
+    return { ...rest, hardware, stateDir, password: password ?? 'turing' };
+  }
+  if (password !== undefined) {
+    throw new UsageError('--password applies to the simulated board only; on Linux the accounts are those of <root>/etc/shadow');
+  }
+  return { ...rest, hardware, root, stateDir: stateDir ?? join(root, 'var/lib/bmcd') };
+}
 export type RackArgs = z.infer<typeof ZRackArgs>;
 export type ParsedArgs = { command: 'agent'; args: AgentArgs } | { command: 'rack'; args: RackArgs };
 

@@ -3,13 +3,21 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { accountsOf, Authenticator } from './auth/authenticator.js';
+import { ACCOUNTS_FILE } from './auth/local-accounts.js';
+import { ShadowAccounts } from './auth/shadow-accounts.js';
 import type { BoardBackend } from './backend/backend.js';
-import { createSimulatedBackend } from './backend-factory.js';
-import { type AgentArgs, parseArgs, type RackArgs, USAGE, UsageError } from './cli-args.js';
+import { createLinuxBackend, createSimulatedBackend } from './backend-factory.js';
+import { type AgentArgs, parseArgs, type RackArgs, resolveAgentArgs, type ResolvedAgentArgs, USAGE, UsageError } from './cli-args.js';
 import { createMetricsServer } from './metrics/metrics-server.js';
 import { Rack } from './rack/rack.js';
 import { createAgentServer } from './server/server.js';
-import { createSimulatedServices, type SimulatedBoardLike, type SimulatedServices } from './services/board-services.js';
+import {
+  type BoardServices,
+  createLinuxServices,
+  createSimulatedServices,
+  type SimulatedBoardLike,
+  type SimulatedServices,
+} from './services/board-services.js';
 import { loadServerCertificate } from './tls/certificate.js';
 
 /** Entry point of `board-agent` (bin/board-agent.js calls it with `process.argv.slice(2)`). */
@@ -26,25 +34,18 @@ export async function main(argv: readonly string[]): Promise<void> {
   else await runAgent(parsed.args);
 }
 
-async function runAgent(args: AgentArgs): Promise<void> {
+async function runAgent(raw: AgentArgs): Promise<void> {
+  let args: ResolvedAgentArgs;
+  try {
+    args = await resolveAgentArgs(raw);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`board-agent: ${err.message}\n`);
+    process.exit(2);
+  }
   await mkdir(args.stateDir, { recursive: true });
-  const backend: BoardBackend = createSimulatedBackend(args.stateDir);
-  await backend.start();
-  let services: SimulatedServices | undefined;
-  const auth = await Authenticator.create({
-    password: args.password,
-    trustLoopback: args.trustLoopback,
-    tokenExpirySeconds: args.tokenExpirySeconds,
-    // A verified client certificate vouches for the operator named in the identity header (facts §6.2 step 2).
-    proxyIdentityHeader: () => (services?.access.inEffect.clientCaPem ? services.access.inEffect.identityHeader.name : undefined),
-  });
-  services = await createSimulatedServices(backend as SimulatedBoardLike, args.stateDir, accountsOf(auth), {
-    githubApiUrl: args.githubApiUrl,
-    updateRepo: args.updateRepo,
-    pinnedClientCa: args.tlsClientCa,
-    configIdentityHeader: args.identityHeader,
-    auditFile: args.auditLog ?? join(args.stateDir, 'audit.log'),
-  });
+  const board = args.hardware === 'linux' ? await startLinuxBoard(args) : await startSimulatedBoard(args);
+  const { backend, auth, services } = board;
   const useTls = args.tls || args.tlsCert !== undefined;
   const certificate = useTls
     ? await loadServerCertificate({ certFile: args.tlsCert, keyFile: args.tlsKey, stateDir: args.stateDir, commonName: 'turingpi' })
@@ -61,16 +62,85 @@ async function runAgent(args: AgentArgs): Promise<void> {
   const metrics = args.metricsPort === undefined ? undefined : createMetricsServer(backend);
   const metricsPort = metrics ? await metrics.listen(args.metricsPort!, args.host) : undefined;
   process.stdout.write(
-    `board-agent listening on ${useTls ? 'https' : 'http'}://${hostForUrl(args.host)}:${port}/api/bmc (simulated board, state in ${args.stateDir})` +
+    `board-agent listening on ${useTls ? 'https' : 'http'}://${hostForUrl(args.host)}:${port}/api/bmc (${board.describe})` +
       (certificate?.generated ? `; generated a self-signed certificate in ${certificate.certFile}` : '') +
       (metricsPort === undefined ? '' : `; metrics on http://${hostForUrl(args.host)}:${metricsPort}/metrics`) +
       '\n',
   );
   onShutdown(async () => {
     await Promise.all([agent.close(), metrics?.close()]);
-    await services?.stop();
+    await services.stop();
+    board.closeAccounts?.();
     await backend.stop();
   });
+}
+
+interface StartedBoard {
+  backend: BoardBackend;
+  auth: Authenticator;
+  services: BoardServices;
+  describe: string;
+  closeAccounts?: () => void;
+}
+
+/** The authenticator's proxy hook reads the access settings of services built after it (facts §6.2 step 2). */
+function proxyHeaderOf(services: () => BoardServices | undefined): () => string | undefined {
+  return () => {
+    const access = services()?.access.inEffect;
+    return access?.clientCaPem ? access.identityHeader.name : undefined;
+  };
+}
+
+async function startSimulatedBoard(args: Extract<ResolvedAgentArgs, { hardware: 'simulated' }>): Promise<StartedBoard> {
+  const backend = createSimulatedBackend(args.stateDir);
+  await backend.start();
+  let services: SimulatedServices | undefined;
+  const auth = await Authenticator.create({
+    password: args.password,
+    // A password changed through the API survives a restart (the simulated board's /etc/shadow).
+    accountsFile: join(args.stateDir, ACCOUNTS_FILE),
+    trustLoopback: args.trustLoopback,
+    tokenExpirySeconds: args.tokenExpirySeconds,
+    proxyIdentityHeader: proxyHeaderOf(() => services),
+  });
+  services = await createSimulatedServices(backend as SimulatedBoardLike, args.stateDir, accountsOf(auth), {
+    githubApiUrl: args.githubApiUrl,
+    updateRepo: args.updateRepo,
+    pinnedClientCa: args.tlsClientCa,
+    configIdentityHeader: args.identityHeader,
+    auditFile: args.auditLog ?? join(args.stateDir, 'audit.log'),
+  });
+  return { backend, auth, services, describe: `simulated board, state in ${args.stateDir}` };
+}
+
+async function startLinuxBoard(args: Extract<ResolvedAgentArgs, { hardware: 'linux' }>): Promise<StartedBoard> {
+  const { board: backend, runner } = createLinuxBackend({ root: args.root });
+  await backend.start();
+  // /etc/shadow is the account store of both the login and POST /access/password; chpasswd runs through the runner.
+  const accounts = await ShadowAccounts.open({ shadowFile: join(args.root, 'etc/shadow'), runner });
+  let services: BoardServices | undefined;
+  const auth = await Authenticator.create({
+    accounts,
+    trustLoopback: args.trustLoopback,
+    tokenExpirySeconds: args.tokenExpirySeconds,
+    proxyIdentityHeader: proxyHeaderOf(() => services),
+  });
+  services = await createLinuxServices(backend, accounts, {
+    root: args.root,
+    runner,
+    githubApiUrl: args.githubApiUrl,
+    updateRepo: args.updateRepo,
+    pinnedClientCa: args.tlsClientCa,
+    configIdentityHeader: args.identityHeader,
+    auditFile: args.auditLog,
+  });
+  return {
+    backend,
+    auth,
+    services,
+    describe: `Linux board under ${args.root}, agent state in ${args.stateDir}`,
+    closeAccounts: () => accounts.close(),
+  };
 }
 
 async function runRack(args: RackArgs): Promise<void> {

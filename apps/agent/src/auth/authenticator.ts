@@ -4,16 +4,23 @@ import { readBody } from '../server/body.js';
 import { sendJson, sendText } from '../server/reply.js';
 import { BanPatrol, formatDuration } from './ban-patrol.js';
 import { proxiedIdentity } from '../tls/https.js';
-import { PasswordHash } from './password.js';
+import type { AccountStore } from '../access/password-change.js';
+import { LocalAccounts } from './local-accounts.js';
+import type { PasswordHash } from './password.js';
 import { TokenStore } from './tokens.js';
 
 export const REALM = 'Access to Baseboard Management Controller';
 export const LOGIN_PATH = '/api/bmc/authenticate';
-const LOCAL_ACCOUNT = 'root';
-
 export interface AuthOptions {
-  /** Password of the `root` account, or its precomputed hash (the rack shares one hash across boards). */
-  password: string | PasswordHash;
+  /**
+   * The accounts login and Basic check, shared with POST /access/password (the controller's /etc/shadow). Without
+   * it, the simulated board's `root` account is built from `password` (persisted in `accountsFile` when given).
+   */
+  accounts?: AccountStore;
+  /** Password of the simulated `root` account, or its precomputed hash (the rack shares one hash across boards). */
+  password?: string | PasswordHash;
+  /** Keep the simulated root's hash here so an API password change survives a restart. */
+  accountsFile?: string;
   /** Sliding bearer-token lifetime; default 10800 s (3 h). */
   tokenExpirySeconds?: number;
   /** Admit loopback peers without a credential, as the real board does. Off by default: tests and the simulator run on loopback. */
@@ -41,7 +48,7 @@ export type Admission = { admitted: true; actor: Actor } | { admitted: false };
 /**
  * Authentication for `/api/bmc/**` as the real board does it (facts §6.2–6.4): ban check first (429 on every path,
  * the login included), then the loopback exemption when trusted, then the login path, then `Authorization` (Bearer
- * with sliding expiry, or Basic checked against the scrypt hash on every request). No roles.
+ * with sliding expiry, or Basic checked against the account store on every request). No roles.
  */
 export class Authenticator {
   private readonly tokens: TokenStore;
@@ -51,7 +58,7 @@ export class Authenticator {
   private readonly proxyIdentityHeader?: () => string | undefined;
 
   private constructor(
-    private account: PasswordHash,
+    readonly accounts: AccountStore,
     options: AuthOptions,
   ) {
     this.now = options.now ?? Date.now;
@@ -62,13 +69,18 @@ export class Authenticator {
   }
 
   static async create(options: AuthOptions): Promise<Authenticator> {
-    const hash = typeof options.password === 'string' ? await PasswordHash.create(options.password) : options.password;
-    return new Authenticator(hash, options);
+    if (options.accounts) return new Authenticator(options.accounts, options);
+    if (options.password === undefined) throw new Error('Authenticator needs `accounts` or a `password`');
+    return new Authenticator(await LocalAccounts.open({ password: options.password, file: options.accountsFile }), options);
   }
 
-  /** Replace the root password (rack fault injection, later the access/password operation). Tokens stay valid, as on the board. */
+  /**
+   * Put a root password in effect from outside the API (rack fault injection and its restore); simulated accounts
+   * only. Tokens stay valid, as on the board.
+   */
   async setPassword(password: string | PasswordHash): Promise<void> {
-    this.account = typeof password === 'string' ? await PasswordHash.create(password) : password;
+    if (!(this.accounts instanceof LocalAccounts)) throw new Error('only a simulated board\'s password can be replaced');
+    await this.accounts.replace(password);
   }
 
   /** Forget sessions and bans (a controller reboot). */
@@ -181,10 +193,8 @@ export class Authenticator {
     return this.verify(username, password);
   }
 
-  private async verify(username: string, password: string): Promise<boolean> {
-    // Always derive, so an unknown user costs as much as a wrong password (no account enumeration by timing).
-    const ok = await this.account.verify(password);
-    return ok && username === LOCAL_ACCOUNT;
+  private verify(username: string, password: string): Promise<boolean> {
+    return this.accounts.verify(username, password);
   }
 
   private challenge(res: ServerResponse, message: string, challenge: string): Admission {
@@ -206,13 +216,7 @@ export function isLoopback(address: string): boolean {
   return address === '::1' || address.startsWith('127.');
 }
 
-/** The authenticator's account as the access operations' AccountStore (the local account is `root`). */
-export function accountsOf(auth: Authenticator): { verify(u: string, p: string): Promise<boolean>; setPassword(u: string, p: string): Promise<void> } {
-  return {
-    verify: (username, password) => auth.verifyAccount(username, password),
-    setPassword: async (username, password) => {
-      if (username !== LOCAL_ACCOUNT) throw new Error(`no account ${username}`);
-      await auth.setPassword(password);
-    },
-  };
+/** The authenticator's accounts as the access operations' AccountStore: one store, so a change is what the next login checks. */
+export function accountsOf(auth: Authenticator): AccountStore {
+  return auth.accounts;
 }

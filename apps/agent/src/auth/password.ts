@@ -4,10 +4,24 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEY_LENGTH = 32;
 
-function derive(password: string, salt: Buffer): Promise<Buffer> {
+type ScryptParams = { N: number; r: number; p: number };
+
+function derive(password: string, salt: Buffer, params: ScryptParams = PARAMS): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, PARAMS, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: PARAMS.maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
   );
+}
+
+/** How a hash is kept on disk (the simulated board's stand-in for /etc/shadow). */
+export interface StoredPasswordHash {
+  algorithm: 'scrypt';
+  N: number;
+  r: number;
+  p: number;
+  /** base64 */
+  salt: string;
+  /** base64 */
+  hash: string;
 }
 
 /**
@@ -19,6 +33,7 @@ export class PasswordHash {
   private constructor(
     private readonly salt: Buffer,
     private readonly hash: Buffer,
+    private readonly params: ScryptParams = PARAMS,
   ) {}
 
   static async create(password: string): Promise<PasswordHash> {
@@ -27,6 +42,28 @@ export class PasswordHash {
   }
 
   async verify(candidate: string): Promise<boolean> {
-    return timingSafeEqual(await derive(candidate, this.salt), this.hash);
+    return timingSafeEqual(await derive(candidate, this.salt, this.params), this.hash);
+  }
+
+  toStored(): StoredPasswordHash {
+    const { N, r, p } = this.params;
+    return { algorithm: 'scrypt', N, r, p, salt: this.salt.toString('base64'), hash: this.hash.toString('base64') };
+  }
+
+  /**
+   * A hash read back from disk; null when it does not look like one of ours. The cost parameters are bounded so a
+   * tampered file cannot make every login allocate gigabytes.
+   */
+  static fromStored(value: unknown): PasswordHash | null {
+    if (typeof value !== 'object' || value === null) return null;
+    const v = value as Partial<Record<keyof StoredPasswordHash, unknown>>;
+    const int = (x: unknown, max: number) => typeof x === 'number' && Number.isInteger(x) && x >= 1 && x <= max;
+    if (v.algorithm !== 'scrypt' || !int(v.N, PARAMS.N) || !int(v.r, PARAMS.r) || !int(v.p, 4)) return null;
+    if (((v.N as number) & ((v.N as number) - 1)) !== 0 || (v.N as number) < 2) return null;
+    if (typeof v.salt !== 'string' || typeof v.hash !== 'string') return null;
+    const salt = Buffer.from(v.salt, 'base64');
+    const hash = Buffer.from(v.hash, 'base64');
+    if (salt.length < 8 || hash.length !== KEY_LENGTH) return null;
+    return new PasswordHash(salt, hash, { N: v.N as number, r: v.r as number, p: v.p as number });
   }
 }

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../backend/atomic-file.js';
 import { BoardError } from '../backend/backend.js';
 import type { RootFs } from '../backend/linux/root-fs.js';
 import { type CommandRunner, lastLine } from '../backend/linux/runner.js';
-import { readFirmwareSlots, readNextboot } from '../backend/linux/slots.js';
+import { readFirmwareSlots, readNextboot, writeNextboot } from '../backend/linux/slots.js';
 import { type FirmwareSlotsDriver, formatNote, type Nextboot, ROOTFS_VOLUME_BYTES, type StagedNote } from './slots-driver.js';
 
 const STAGED_NOTE = '/mnt/overlay/staged-firmware';
@@ -40,12 +40,8 @@ export class LinuxSlots implements FirmwareSlotsDriver {
     return readNextboot(this.options.runner, this.options.fwEnvArgs ?? []);
   }
 
-  async setNextboot(value: string | null): Promise<void> {
-    const args = [...(this.options.fwEnvArgs ?? []), 'nextboot', ...(value === null ? [] : [value])];
-    const result = await this.options.runner.run('fw_setenv', args, { timeoutMs: 10_000 }).catch((err: unknown) => {
-      throw new BoardError(500, `cannot run fw_setenv: ${err instanceof Error ? err.message : String(err)}`);
-    });
-    if (result.code !== 0) throw new BoardError(500, `fw_setenv failed: ${lastLine(result)}`);
+  setNextboot(value: string | null): Promise<void> {
+    return writeNextboot(this.options.runner, this.options.fwEnvArgs ?? [], value);
   }
 
   async writeImage(file: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { TFirmwareSlots, TPromotion, TPromotionHistory, TStagedImage } from '@tpfleet/board-api';
+import type { TFirmwareSlots, TStagedImage } from '@tpfleet/board-api';
 
 /** `fw_printenv -n nextboot` as the API reports it (facts §3.7). */
 export interface Nextboot {
@@ -60,18 +60,5 @@ export function stagedImage(text: string | null): TStagedImage | null {
   return { version: get('VERSION'), sha256: get('SHA256'), staged_at: get('STAGED_AT'), source: get('SOURCE'), file: get('FILE') };
 }
 
-export function lastPromotion(log: string): TPromotion | null {
-  const lines = log.slice(-8192).split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const at = lines[i]!.indexOf('postupdate:');
-    if (at >= 0) return { timestamp: lines[i]!.slice(0, at).trim(), message: lines[i]!.slice(at + 'postupdate:'.length).trim() };
-  }
-  return null;
-}
-
-export function promotionHistory(log: string): TPromotionHistory {
-  const lines = log.slice(-1024 * 1024).split('\n');
-  const attempts = lines.filter((l) => l.includes('tentative boot')).length;
-  const rolledBack = lines.filter((l) => l.includes('rolling back to the volume')).length;
-  return { attempts, rolled_back: rolledBack, promoted: Math.max(0, attempts - rolledBack) };
-}
+// One copy of the promotion-log readers, shared with the controller's slot reader.
+export { lastPromotion, promotionHistory } from '../backend/promotion-log.js';

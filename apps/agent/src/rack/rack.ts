@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { accountsOf, Authenticator } from '../auth/authenticator.js';
+import { ACCOUNTS_FILE } from '../auth/local-accounts.js';
 import { PasswordHash } from '../auth/password.js';
 import { BoardError, type BoardBackend } from '../backend/backend.js';
 import { renderBoardMetrics } from '../metrics/board-metrics.js';
@@ -166,10 +167,14 @@ export class Rack {
       const backend = this.options.createBackend(slot.index, stateDir);
       await backend.start();
       const auth = await Authenticator.create({
-        password: slot.passwordHash ?? this.defaultHash ?? this.options.password,
+        password: this.defaultHash ?? this.options.password,
+        // A password changed through the API survives the board's restart, as on a real board.
+        accountsFile: join(stateDir, ACCOUNTS_FILE),
         tokenExpirySeconds: this.options.tokenExpirySeconds,
         trustLoopback: this.options.trustLoopback,
       });
+      // A fault-injected password set before the board started wins over everything.
+      if (slot.passwordHash) await auth.setPassword(slot.passwordHash);
       const services = isSimulated(backend)
         ? await createSimulatedServices(backend, stateDir, accountsOf(auth), {
             // Priming 10,000 catalogues at once would hammer the sources; a board fills its cache when first asked.

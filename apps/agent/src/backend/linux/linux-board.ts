@@ -1,7 +1,6 @@
 import type {
   TAbout,
   TBoardInfo,
-  TClock,
   TCoolingDevice,
   TFirmwareSlots,
   THealth,
@@ -38,25 +37,24 @@ import {
   usbotgLine,
 } from './board-model.js';
 import type { GpioDriver, LineRef, LineValue } from './gpio.js';
-import { parseEeprom, parseKeyValues, parseSourcesFile, parseTracking, renderSourcesFile } from './parsers.js';
+import { type BoardIo, type LogLevel, message } from './board-io.js';
+import { LinuxCooling } from './cooling.js';
+import { parseEeprom, parseKeyValues } from './parsers.js';
 import {
-  readCoolers,
-  readCoolingDevices,
   readLoad,
   readMemory,
   readNand,
-  readRtcs,
   readSwitchPorts,
-  readThermalSensors,
   readUptime,
 } from './readings.js';
 import { RootFs, type StatFsFn } from './root-fs.js';
-import { CommandRunError, type CommandRunner, lastLine } from './runner.js';
+import { type CommandRunner, lastLine } from './runner.js';
 import { listSdcard, SDCARD } from './sdcard-files.js';
-import { readFirmwareSlots, readNextboot, type Nextboot } from './slots.js';
+import { readFirmwareSlots, readNextboot, type Nextboot, writeNextboot } from './slots.js';
 import { MAX_COOLING_ENTRIES, type PersistedState, StateStore, type UsbConfig } from './state-store.js';
+import { LinuxTimeSync } from './time-sync.js';
 
-export type LogLevel = 'info' | 'warn' | 'error';
+export type { LogLevel };
 
 /** Every file the backend writes, in order; the fixture tests interleave it with commands and sleeps. */
 export interface TraceEvent {
@@ -96,14 +94,9 @@ export interface LinuxBoardOptions {
 const RAIL_SETTLE_MS = 100;
 const RESET_GAP_MS = 1000;
 const NETWORK_RESET_DELAY_MS = 1000;
-const CHRONYC_TIMEOUT_MS = 3000;
 const SCRIPT_TIMEOUT_MS = 30_000;
-const THERMAL = '/sys/class/thermal';
-const CHRONY_DIR = '/mnt/overlay/chrony.d';
-const CHRONY_SOURCES = `${CHRONY_DIR}/bmcd.sources`;
 const GADGET = '/sys/kernel/config/usb_gadget/g1';
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * The agent on the real controller (Allwinner T113, Turing Pi 2 v2.4/v2.5): readings from /proc and /sys, actions
@@ -126,8 +119,8 @@ export class LinuxBoard implements BoardBackend {
   private powerKnown: boolean[] = [false, false, false, false];
   private lock: Promise<unknown> = Promise.resolve();
   private readonly background = new Set<Promise<unknown>>();
-  /** Zones whose governor this agent paused for a manual hold. */
-  private readonly heldZones = new Set<string>();
+  private readonly cooling: LinuxCooling;
+  private readonly time: LinuxTimeSync;
   private holdTimer: NodeJS.Timeout | undefined;
   private readonly buildTime: Date;
 
@@ -140,6 +133,14 @@ export class LinuxBoard implements BoardBackend {
     this.now = options.clock ?? Date.now;
     this.store = new StateStore(this.fs);
     this.buildTime = options.buildTime ?? new Date(this.now());
+    const io: BoardIo = {
+      fs: this.fs,
+      runner: this.runner,
+      write: (boardPath, content) => this.write(boardPath, content),
+      log: (level, text) => this.log(level, text),
+    };
+    this.cooling = new LinuxCooling(io, (device, speed) => this.rememberCoolingStep(device, speed));
+    this.time = new LinuxTimeSync(io, options.chronycArgs);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -156,8 +157,8 @@ export class LinuxBoard implements BoardBackend {
     await this.applyUsb(this.state.usb).catch((error: unknown) => {
       this.log('warn', `could not re-apply the USB configuration: ${message(error)}`);
     });
-    await this.resumePausedGovernors();
-    await this.replayCoolingSteps();
+    await this.cooling.resumePausedGovernors();
+    await this.cooling.replaySteps(this.requireState().cooling);
     const every = this.options.holdCheckMs ?? 15_000;
     if (every > 0) {
       this.holdTimer = setInterval(() => void this.checkHolds(), every);
@@ -375,7 +376,7 @@ export class LinuxBoard implements BoardBackend {
 
   async health(): Promise<THealth> {
     return {
-      clock: await this.clock(),
+      clock: await this.time.clock(),
       load: await readLoad(this.fs),
       memory: await readMemory(this.fs, this.options.pageSize ?? 4096),
       nand: await readNand(this.fs),
@@ -506,153 +507,34 @@ export class LinuxBoard implements BoardBackend {
     });
   }
 
-  async getNtp(): Promise<TNtp> {
-    const conf = (await this.fs.text('/etc/chrony.conf')) ?? '';
-    return {
-      servers: parseSourcesFile(await this.fs.text(CHRONY_SOURCES)),
-      configurable: conf.split('\n').some((line) => line.startsWith('sourcedir ')),
-      clock: await this.clock(),
-    };
+  getNtp(): Promise<TNtp> {
+    return this.time.getNtp();
   }
 
-  async setNtp(servers: string[]): Promise<void> {
-    try {
-      await this.fs.mkdirp(CHRONY_DIR);
-    } catch (error) {
-      throw new BoardError(500, `cannot create ${CHRONY_DIR}: ${message(error)}`);
-    }
-    try {
-      if (servers.length === 0) {
-        await this.fs.remove(CHRONY_SOURCES);
-      } else {
-        await this.write(CHRONY_SOURCES, renderSourcesFile(servers));
-      }
-    } catch (error) {
-      throw new BoardError(500, `cannot write ${CHRONY_SOURCES}: ${message(error)}`);
-    }
-    let result;
-    try {
-      result = await this.runner.run('chronyc', [...(this.options.chronycArgs ?? []), 'reload', 'sources'], {
-        timeoutMs: CHRONYC_TIMEOUT_MS,
-      });
-    } catch (error) {
-      throw new BoardError(500, `could not run chronyc: ${message(error)}`);
-    }
-    if (result.code !== 0) {
-      throw new BoardError(500, `the servers were saved, but chrony did not reload them: ${lastLine(result)}`);
-    }
+  setNtp(servers: string[]): Promise<void> {
+    return this.time.setNtp(servers);
   }
+
 
   // ---------------------------------------------------------------- cooling and thermals
 
-  async getCooling(): Promise<TCoolingDevice[]> {
-    return (await readCoolingDevices(this.fs)).map((entry) => entry.record);
+  getCooling(): Promise<TCoolingDevice[]> {
+    return this.cooling.list();
   }
 
-  async setCooling(device: string, speed: number | undefined, mode: 'manual' | 'auto' | undefined): Promise<void> {
-    const context =
-      mode === 'manual' ? 'hold fan at step' : mode === 'auto' ? 'return fan to governor' : 'set Cooling state';
-    const entry = (await readCoolingDevices(this.fs)).find((e) => e.record.device === device);
-    if (!entry) {
-      throw new BoardError(400, `Failed to ${context}: cooling device: \`${device}\` does not exist`);
-    }
-    // bmcd hard-codes the fan to cooling_device0 for the write (facts §1.10).
-    const dir = device === 'system fan' ? 'cooling_device0' : entry.dir;
-    const zone = entry.record.zone;
-    if (mode !== 'auto') {
-      if (speed === undefined) {
-        throw new BoardError(400, 'Missing `speed` parameter');
-      }
-      if (speed > entry.record.max_speed) {
-        throw new BoardError(
-          400,
-          `Failed to ${context}: given speed '${speed}' exceeds maximum speed of '${entry.record.max_speed}'`,
-        );
-      }
-    }
-    if (mode !== undefined && zone === null) {
-      throw new BoardError(
-        400,
-        `Failed to ${context}: cooling device \`${device}\` is not bound to a thermal zone, so there is no governor to pause`,
-      );
-    }
-    const io = async (fn: () => Promise<void>) => {
-      try {
-        await fn();
-      } catch (error) {
-        throw new BoardError(500, `Failed to ${context}: ${message(error)}`);
-      }
-    };
-    if (mode === 'auto') {
-      await io(() => this.write(`${THERMAL}/${zone}/mode`, 'enabled'));
-      this.heldZones.delete(zone as string);
-      return;
-    }
-    if (mode === 'manual') {
-      await io(() => this.write(`${THERMAL}/${zone}/mode`, 'disabled'));
-      this.heldZones.add(zone as string);
-      try {
-        await this.write(`${THERMAL}/${dir}/cur_state`, String(speed));
-      } catch (error) {
-        // Never leave the governor paused without the step it was paused for.
-        await this.write(`${THERMAL}/${zone}/mode`, 'enabled').catch(() => undefined);
-        this.heldZones.delete(zone as string);
-        throw new BoardError(500, `Failed to ${context}: ${message(error)}`);
-      }
-      return;
-    }
-    await io(() => this.write(`${THERMAL}/${dir}/cur_state`, String(speed)));
-    await this.exclusive(async () => {
-      const state = this.requireState();
-      const cooling = { ...state.cooling, [device]: speed as number };
-      if (Object.keys(cooling).length <= MAX_COOLING_ENTRIES) {
-        state.cooling = cooling;
-        await this.saveQuietly();
-      } else {
-        this.log('warn', `cooling step of ${device} not persisted: at most ${MAX_COOLING_ENTRIES} devices are kept`);
-      }
-    });
+  setCooling(device: string, speed: number | undefined, mode: 'manual' | 'auto' | undefined): Promise<void> {
+    return this.cooling.set(device, speed, mode);
   }
 
-  async thermal(): Promise<TThermal> {
-    return {
-      sensors: await readThermalSensors(this.fs),
-      cooling: await readCoolers(this.fs),
-    };
+  thermal(): Promise<TThermal> {
+    return this.cooling.thermal();
   }
 
-  /**
-   * Release a manual hold when its zone runs hotter than the zone's hottest active trip (the fork checks every 15 s):
-   * a fan held low must never cook the board.
-   */
-  async checkHolds(): Promise<void> {
-    for (const zone of [...this.heldZones]) {
-      const temp = await this.fs.int(`${THERMAL}/${zone}/temp`);
-      let hottest: number | null = null;
-      for (let i = 0; i < 32; i++) {
-        const kind = await this.fs.trimmed(`${THERMAL}/${zone}/trip_point_${i}_type`);
-        const tripTemp = await this.fs.int(`${THERMAL}/${zone}/trip_point_${i}_temp`);
-        if (kind === null && tripTemp === null) {
-          break;
-        }
-        if (kind === 'active' && tripTemp !== null && (hottest === null || tripTemp > hottest)) {
-          hottest = tripTemp;
-        }
-      }
-      if (temp !== null && hottest !== null && temp > hottest) {
-        try {
-          await this.write(`${THERMAL}/${zone}/mode`, 'enabled');
-          this.heldZones.delete(zone);
-          this.log(
-            'warn',
-            `${zone} at ${temp / 1000} °C is above its hottest active trip; fan returned to the governor`,
-          );
-        } catch (error) {
-          this.log('error', `could not release the fan hold of ${zone}: ${message(error)}`);
-        }
-      }
-    }
+  /** Release manual holds above the hottest active trip (also run every `holdCheckMs`). */
+  checkHolds(): Promise<void> {
+    return this.cooling.checkHolds();
   }
+
 
   // ---------------------------------------------------------------- firmware (beyond BoardBackend)
 
@@ -667,16 +549,7 @@ export class LinuxBoard implements BoardBackend {
 
   /** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update, facts §7.7 step 9). */
   async setNextboot(value: string | null): Promise<void> {
-    const args = [...(this.options.fwEnvArgs ?? []), 'nextboot', ...(value === null ? [] : [value])];
-    let result;
-    try {
-      result = await this.runner.run('fw_setenv', args, { timeoutMs: 10_000 });
-    } catch (error) {
-      throw new BoardError(500, `cannot run fw_setenv: ${message(error)}`);
-    }
-    if (result.code !== 0) {
-      throw new BoardError(500, `fw_setenv failed: ${lastLine(result)}`);
-    }
+    await writeNextboot(this.runner, this.options.fwEnvArgs ?? [], value);
   }
 
   // ---------------------------------------------------------------- internals
@@ -766,54 +639,21 @@ export class LinuxBoard implements BoardBackend {
     await this.runScript('/etc/init.d/S11bmc-otg', ['restart']);
   }
 
-  private async resumePausedGovernors(): Promise<void> {
-    for (const zone of (await this.fs.names(THERMAL)).filter((n) => /^thermal_zone\d+$/.test(n))) {
-      if ((await this.fs.trimmed(`${THERMAL}/${zone}/mode`)) === 'disabled') {
-        await this.write(`${THERMAL}/${zone}/mode`, 'enabled').catch((error: unknown) => {
-          this.log('warn', `could not resume the governor of ${zone}: ${message(error)}`);
-        });
+  /** A step set without `mode` is persisted (bmcd keeps at most 10 devices) and replayed at start. */
+  private async rememberCoolingStep(device: string, speed: number): Promise<void> {
+    await this.exclusive(async () => {
+      const state = this.requireState();
+      const cooling = { ...state.cooling, [device]: speed };
+      if (Object.keys(cooling).length <= MAX_COOLING_ENTRIES) {
+        state.cooling = cooling;
+        await this.saveQuietly();
+      } else {
+        this.log('warn', `cooling step of ${device} not persisted: at most ${MAX_COOLING_ENTRIES} devices are kept`);
       }
-    }
+    });
   }
 
-  private async replayCoolingSteps(): Promise<void> {
-    const steps = this.requireState().cooling;
-    if (Object.keys(steps).length === 0) {
-      return;
-    }
-    for (const entry of await readCoolingDevices(this.fs)) {
-      const speed = steps[entry.record.device];
-      if (speed !== undefined && speed <= entry.record.max_speed) {
-        const dir = entry.record.device === 'system fan' ? 'cooling_device0' : entry.dir;
-        await this.write(`${THERMAL}/${dir}/cur_state`, String(speed)).catch((error: unknown) => {
-          this.log('warn', `could not restore the step of ${entry.record.device}: ${message(error)}`);
-        });
-      }
-    }
-  }
 
-  private async clock(): Promise<TClock> {
-    const rtc = await readRtcs(this.fs);
-    let tracking = null;
-    try {
-      const result = await this.runner.run('chronyc', [...(this.options.chronycArgs ?? []), 'tracking'], {
-        timeoutMs: CHRONYC_TIMEOUT_MS,
-      });
-      tracking = result.code === 0 ? parseTracking(result.stdout) : null;
-    } catch (error) {
-      if (!(error instanceof CommandRunError)) {
-        throw error;
-      }
-    }
-    return {
-      rtc,
-      synchronised: tracking?.synchronised ?? null,
-      source: tracking?.source ?? null,
-      stratum: tracking?.stratum ?? null,
-      offset_seconds: tracking?.offset_seconds ?? null,
-      measured_by: tracking ? 'chronyc tracking' : null,
-    };
-  }
 
   /** The first `/sys/bus/i2c/devices/*\/eeprom`, as bmcd. */
   private async readEeprom(): Promise<Buffer | null> {

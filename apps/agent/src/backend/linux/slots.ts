@@ -1,15 +1,16 @@
-import type { TFirmwareSlots, TPromotion, TPromotionHistory, TSlot, TStagedImage } from '@tpfleet/board-api';
+import type { TFirmwareSlots, TSlot, TStagedImage } from '@tpfleet/board-api';
+import { lastPromotion, promotionHistory } from '../promotion-log.js';
 import { parseKeyValues } from './parsers.js';
 import { nonNegative, type RootFs } from './root-fs.js';
-import { CommandRunError, type CommandRunner } from './runner.js';
+import type { Nextboot } from '../../firmware/slots-driver.js';
+import { BoardError } from '../backend.js';
+import { CommandRunError, type CommandRunner, lastLine } from './runner.js';
 
 const UBI = '/sys/class/ubi/ubi0';
 const FW_TIMEOUT_MS = 5000;
 
-export interface Nextboot {
-  update_staged: boolean | null;
-  nextboot: string | null;
-}
+/** `fw_printenv -n nextboot` as the API reports it (facts §3.7); the slot drivers' contract owns the type. */
+export type { Nextboot };
 
 /**
  * `fw_printenv -n nextboot` (API facts §3.7): exit 0 with a value → staged; exit 0 empty → not staged; non-zero
@@ -32,6 +33,20 @@ export async function readNextboot(runner: CommandRunner, fwArgs: readonly strin
       return { update_staged: null, nextboot: null };
     }
     throw error;
+  }
+}
+
+/** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update, facts §7.7 step 9). */
+export async function writeNextboot(runner: CommandRunner, fwArgs: readonly string[], value: string | null): Promise<void> {
+  const args = [...fwArgs, 'nextboot', ...(value === null ? [] : [value])];
+  let result;
+  try {
+    result = await runner.run('fw_setenv', args, { timeoutMs: 10_000 });
+  } catch (error) {
+    throw new BoardError(500, `cannot run fw_setenv: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (result.code !== 0) {
+    throw new BoardError(500, `fw_setenv failed: ${lastLine(result)}`);
   }
 }
 
@@ -112,30 +127,5 @@ async function readStagedNote(fs: RootFs): Promise<TStagedImage | null> {
     staged_at: get('STAGED_AT'),
     source: get('SOURCE'),
     file: get('FILE'),
-  };
-}
-
-function lastPromotion(log: string): TPromotion | null {
-  const lines = log.slice(-8192).split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const at = lines[i].indexOf('postupdate:');
-    if (at >= 0) {
-      return {
-        timestamp: lines[i].slice(0, at).trim(),
-        message: lines[i].slice(at + 'postupdate:'.length).trim(),
-      };
-    }
-  }
-  return null;
-}
-
-function promotionHistory(log: string): TPromotionHistory {
-  const lines = log.slice(-1024 * 1024).split('\n');
-  const attempts = lines.filter((l) => l.includes('tentative boot')).length;
-  const rolledBack = lines.filter((l) => l.includes('rolling back to the volume')).length;
-  return {
-    attempts,
-    rolled_back: rolledBack,
-    promoted: Math.max(0, attempts - rolledBack),
   };
 }

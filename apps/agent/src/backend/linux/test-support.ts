@@ -1,9 +1,11 @@
 import type { NetworkInterfaceInfo } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LibgpiodToolsDriver } from './gpio.js';
 import { LinuxBoard, type LinuxBoardOptions } from './linux-board.js';
+import { shaCrypt } from '../../auth/sha-crypt.js';
 import type { FsStats } from './root-fs.js';
 import type { CommandResult, CommandRunner, RunOptions } from './runner.js';
 
@@ -37,7 +39,7 @@ export type BoardEvent =
   | { kind: 'write'; at: number; path: string; content: string };
 
 type Answer = Partial<CommandResult> | Error;
-type Responder = (cmd: string, args: readonly string[]) => Answer | undefined;
+type Responder = (cmd: string, args: readonly string[], options: RunOptions) => Answer | undefined;
 
 /** A `chronyc tracking` transcript of a synchronised board (chrony 4.3 layout). */
 export const TRACKING_SYNCED = `Reference ID    : A29FC87B (time.cloudflare.com)
@@ -106,7 +108,7 @@ export class FixtureRunner implements CommandRunner {
     });
     let answer: Answer | undefined;
     for (const responder of this.responders) {
-      answer = responder(cmd, args);
+      answer = responder(cmd, args, options);
       if (answer !== undefined) {
         break;
       }
@@ -144,6 +146,29 @@ export class FixtureRunner implements CommandRunner {
     }
     return {};
   }
+}
+
+/**
+ * Answer `chpasswd` as the real tool does: read `user:password` lines from stdin and replace those users' hashes in
+ * `<root>/etc/shadow` (sha512-crypt, fixed salt), exit 1 with the tool's message for an unknown user.
+ */
+export function emulateChpasswd(runner: FixtureRunner, root: string): FixtureRunner {
+  return runner.answer((cmd, _args, options) => {
+    if (cmd !== 'chpasswd') return undefined;
+    const file = join(root, 'etc/shadow');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    for (const change of (options.input ?? '').split('\n').filter((l) => l !== '')) {
+      const colon = change.indexOf(':');
+      const [user, password] = [change.slice(0, colon), change.slice(colon + 1)];
+      const at = lines.findIndex((l) => l.startsWith(`${user}:`));
+      if (at < 0) return { code: 1, stderr: `chpasswd: user '${user}' does not exist\n` };
+      const fields = lines[at].split(':');
+      fields[1] = shaCrypt(password, '$6$fixturechpasswd') as string;
+      lines[at] = fields.join(':');
+    }
+    writeFileSync(file, lines.join('\n'));
+    return { code: 0 };
+  });
 }
 
 /**
