@@ -1,3 +1,5 @@
+import { nodeActionJob } from '../boards/node-actions.jobs.js';
+import { compactThermalJob, pollBatchJob } from '../polling/polling.jobs.js';
 import type { JobDefinition } from './job-definition.js';
 
 /**
@@ -5,4 +7,4 @@ import type { JobDefinition } from './job-definition.js';
  * registry checks at boot that each one has exactly one `@JobHandler`, and that no handler names a job missing
  * from this list.
  */
-export const jobCatalogue: readonly JobDefinition[] = [];
+export const jobCatalogue: readonly JobDefinition[] = [pollBatchJob, compactThermalJob, nodeActionJob];

@@ -1,0 +1,128 @@
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import {
+  BoardClient,
+  createBoardDispatcher,
+  detectDialect,
+  type BoardCredentials,
+  type DetectedBoard,
+  type Dialect,
+} from '@tpfleet/board-api/client';
+import type { Agent } from 'undici';
+import { ConfigService } from '../config/config.service.js';
+import type { Board } from '../generated/prisma/client.js';
+import { SecretBoxService } from './secret-box.service.js';
+
+export type ClientTarget = Pick<
+  Board,
+  'id' | 'baseUrl' | 'dialect' | 'daemonVersion' | 'credentialKind' | 'credentialSealed' | 'credentialVersion'
+>;
+
+interface Cached {
+  key: string;
+  credentialVersion: number;
+  client: BoardClient;
+}
+
+/**
+ * The one way the fleet manager reaches a board: a BoardClient per board over ONE shared undici Agent (a
+ * keep-alive pool per board origin), cached so the session token from the first login is reused until the board
+ * says it expired. The client logs in at most once per call and never loops (boards ban after 5 failures); a
+ * board whose login was refused is not polled again until its credentials change (credentialVersion).
+ */
+@Injectable()
+export class BoardClientsService implements OnModuleDestroy {
+  private readonly dispatcher: Agent;
+  private readonly clients = new Map<string, Cached>();
+  /** `<boardId>:<credentialVersion>` whose login the board refused: never sent again from this process. */
+  private readonly refused = new Set<string>();
+  private readonly timeoutMs: number;
+
+  constructor(
+    config: ConfigService,
+    private readonly secrets: SecretBoxService,
+  ) {
+    this.timeoutMs = config.polling.timeoutMs;
+    this.dispatcher = createBoardDispatcher({
+      // Boards serve self-signed certificates (facts §6.5); pinning them is a follow-up (see ARCHITECTURE notes).
+      rejectUnauthorized: false,
+      connectTimeoutMs: Math.min(this.timeoutMs, 5000),
+      // Per origin. A real board gets at most a few requests at once; a simulated rack puts every board behind one
+      // origin, so the pool must be as wide as the polling concurrency.
+      connections: Math.max(4, config.polling.concurrency),
+    });
+  }
+
+  /** Opens a board's stored credentials (the plaintext lives only in the cached client). */
+  credentialsOf(target: ClientTarget): BoardCredentials | undefined {
+    if (!target.credentialSealed) {
+      return undefined;
+    }
+    const parsed = JSON.parse(this.secrets.open(target.credentialSealed, target.id)) as BoardCredentials;
+    return parsed;
+  }
+
+  sealCredentials(boardId: string, credentials: BoardCredentials): { sealed: string; keyId: string } {
+    const sealed = this.secrets.seal(JSON.stringify(credentials), boardId);
+    return { sealed, keyId: this.secrets.keyIdOf(sealed) };
+  }
+
+  client(target: ClientTarget): BoardClient {
+    const key = `${target.baseUrl}|${target.dialect ?? 'agent'}|${target.daemonVersion ?? ''}|${target.credentialVersion}`;
+    const cached = this.clients.get(target.id);
+    if (cached?.key === key) {
+      return cached.client;
+    }
+    // A new dialect or version needs a new client; the session token survives unless the credentials changed.
+    const token = cached && cached.credentialVersion === target.credentialVersion ? cached.client.token : undefined;
+    const client = new BoardClient({
+      baseUrl: target.baseUrl,
+      credentials: this.credentialsOf(target),
+      dialect: (target.dialect ?? 'agent') as Dialect,
+      daemonVersion: target.daemonVersion ?? undefined,
+      token,
+      timeoutMs: this.timeoutMs,
+      dispatcher: this.dispatcher,
+    });
+    this.clients.set(target.id, { key, credentialVersion: target.credentialVersion, client });
+    return client;
+  }
+
+  /** Which daemon the board runs; reuses (and afterwards caches) the board's session token. */
+  async detect(target: ClientTarget): Promise<DetectedBoard> {
+    const cached = this.clients.get(target.id);
+    const token = cached?.credentialVersion === target.credentialVersion ? cached.client.token : undefined;
+    const detected = await detectDialect(target.baseUrl, this.credentialsOf(target), {
+      dispatcher: this.dispatcher,
+      timeoutMs: this.timeoutMs,
+      token,
+    });
+    const client = this.client({ ...target, dialect: detected.dialect, daemonVersion: detected.version });
+    if (detected.token !== undefined) {
+      client.token = detected.token;
+    }
+    return detected;
+  }
+
+  /** A probe of an address that is not registered (scan): no cache, the given credentials. */
+  probe(baseUrl: string, credentials: BoardCredentials | undefined, timeoutMs: number): Promise<DetectedBoard> {
+    return detectDialect(baseUrl, credentials, { dispatcher: this.dispatcher, timeoutMs });
+  }
+
+  forget(boardId: string): void {
+    this.clients.delete(boardId);
+  }
+
+  /** The board refused these credentials: no further login with them (boards ban after 5 failures). */
+  markRefused(target: Pick<ClientTarget, 'id' | 'credentialVersion'>): void {
+    this.refused.add(`${target.id}:${target.credentialVersion}`);
+  }
+
+  isRefused(target: Pick<ClientTarget, 'id' | 'credentialVersion'>): boolean {
+    return this.refused.has(`${target.id}:${target.credentialVersion}`);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.clients.clear();
+    await this.dispatcher.close();
+  }
+}

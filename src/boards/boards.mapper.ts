@@ -1,0 +1,58 @@
+import type { Board } from '../generated/prisma/client.js';
+import type { BoardWithReading } from './boards.repository.js';
+import type { TBoard } from './boards.dto.js';
+
+const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+
+/** Board row → API shape. Credentials are described (kind, user, key id), never returned. */
+export function toBoardDto(b: Board, credentialUser: string | null = null): TBoard {
+  return {
+    id: b.id,
+    name: b.name,
+    base_url: b.baseUrl,
+    labels: (b.labels ?? {}) as Record<string, string>,
+    rack: b.rack,
+    slot: b.slot,
+    notes: b.notes,
+    credentials: b.credentialKind
+      ? { kind: b.credentialKind, username: credentialUser, key_id: b.credentialKeyId }
+      : null,
+    poll_interval_seconds: b.pollIntervalSeconds,
+    dialect: b.dialect,
+    model: b.model,
+    serial: b.serial,
+    daemon_version: b.daemonVersion,
+    firmware_version: b.firmwareVersion,
+    capabilities: b.capabilities ?? null,
+    state: b.state,
+    state_since: iso(b.stateSince)!,
+    state_reason: b.stateReason,
+    consecutive_failures: b.consecutiveFailures,
+    last_polled_at: iso(b.lastPolledAt),
+    last_success_at: iso(b.lastSuccessAt),
+    next_poll_at: iso(b.nextPollAt)!,
+    banned_until: iso(b.bannedUntil),
+    decommissioned_at: iso(b.decommissionedAt),
+    created_at: iso(b.createdAt)!,
+    updated_at: iso(b.updatedAt)!,
+  };
+}
+
+export function toBoardDetailDto(b: BoardWithReading, credentialUser: string | null) {
+  const r = b.reading;
+  return {
+    ...toBoardDto(b, credentialUser),
+    latest: {
+      health: r?.health ?? null,
+      health_at: iso(r?.healthAt),
+      thermal: r?.thermal ?? null,
+      thermal_at: iso(r?.thermalAt),
+      firmware_check: r?.firmwareCheck ?? null,
+      firmware_at: iso(r?.firmwareAt),
+      slots: r?.slots ?? null,
+      slots_at: iso(r?.slotsAt),
+      about: r?.about ?? null,
+      about_at: iso(r?.aboutAt),
+    },
+  };
+}

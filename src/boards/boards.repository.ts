@@ -1,0 +1,231 @@
+import { Injectable } from '@nestjs/common';
+import { type Board, type BoardReading, Prisma } from '../generated/prisma/client.js';
+import type { BoardDialect, BoardState, CredentialKind } from '../generated/prisma/enums.js';
+import type { LabelRequirement } from '../common/label-selector.js';
+import type { CursorPosition } from '../common/pagination.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+
+export type BoardRow = Board;
+export type BoardWithReading = Board & { reading: BoardReading | null };
+
+export interface NewBoard {
+  id: string;
+  name: string;
+  baseUrl: string;
+  labels: Record<string, string>;
+  rack: string | null;
+  slot: number | null;
+  notes: string | null;
+  credentialKind: CredentialKind | null;
+  credentialSealed: string | null;
+  credentialKeyId: string | null;
+  pollIntervalSeconds: number | null;
+  nextPollAt: Date;
+  nextSlowPollAt: Date;
+}
+
+export interface BoardPatch {
+  name?: string;
+  baseUrl?: string;
+  labels?: Record<string, string>;
+  rack?: string | null;
+  slot?: number | null;
+  notes?: string | null;
+  credentialKind?: CredentialKind | null;
+  credentialSealed?: string | null;
+  credentialKeyId?: string | null;
+  pollIntervalSeconds?: number | null;
+  /** Bump the credential generation (cached sessions of older generations are dropped). */
+  bumpCredentialVersion?: boolean;
+  state?: BoardState;
+  stateReason?: string | null;
+  stateSince?: Date;
+  consecutiveFailures?: number;
+  nextPollAt?: Date;
+  nextSlowPollAt?: Date;
+  aboutDue?: boolean;
+  bannedUntil?: Date | null;
+  decommissionedAt?: Date | null;
+}
+
+export interface BoardFacts {
+  dialect: BoardDialect;
+  model: string | null;
+  serial: string | null;
+  daemonVersion: string | null;
+  firmwareVersion: string | null;
+  capabilities: unknown;
+}
+
+export type BoardSortField = 'name' | 'created_at' | 'state' | 'updated_at';
+
+export interface BoardListFilter {
+  states?: BoardState[];
+  selector?: LabelRequirement[];
+  dialect?: BoardDialect;
+  version?: string;
+  q?: string;
+  includeDecommissioned?: boolean;
+  ids?: string[];
+}
+
+/** A unique column (name or base URL) already belongs to another board. */
+export class BoardConflictError extends Error {
+  constructor(readonly fields: string[]) {
+    super(`another board already has this ${fields.join(' and ')}`);
+  }
+}
+
+const SORT_COLUMNS: Record<BoardSortField, Prisma.Sql> = {
+  name: Prisma.sql`"name"`,
+  created_at: Prisma.sql`"createdAt"`,
+  state: Prisma.sql`"state"::text`,
+  updated_at: Prisma.sql`"updatedAt"`,
+};
+
+/** Label selector → SQL over the JSONB labels column (no board is loaded to be filtered in memory). */
+export function selectorSql(requirements: readonly LabelRequirement[]): Prisma.Sql[] {
+  return requirements.map((r) => {
+    switch (r.op) {
+      case 'eq':
+        return Prisma.sql`("labels"->>${r.key}) = ${r.value}`;
+      case 'neq':
+        return Prisma.sql`("labels"->>${r.key}) IS DISTINCT FROM ${r.value}`;
+      case 'exists':
+        return Prisma.sql`jsonb_exists("labels", ${r.key})`;
+      case 'absent':
+        return Prisma.sql`NOT jsonb_exists("labels", ${r.key})`;
+    }
+  });
+}
+
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function whereSql(filter: BoardListFilter): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (!filter.includeDecommissioned && !filter.states?.includes('decommissioned')) {
+    parts.push(Prisma.sql`"decommissionedAt" IS NULL`);
+  }
+  if (filter.states?.length) {
+    parts.push(Prisma.sql`"state"::text IN (${Prisma.join(filter.states)})`);
+  }
+  if (filter.dialect) {
+    parts.push(Prisma.sql`"dialect"::text = ${filter.dialect}`);
+  }
+  if (filter.version) {
+    parts.push(Prisma.sql`"daemonVersion" = ${filter.version}`);
+  }
+  if (filter.ids) {
+    parts.push(filter.ids.length ? Prisma.sql`"id"::text IN (${Prisma.join(filter.ids)})` : Prisma.sql`false`);
+  }
+  if (filter.q) {
+    const p = likePattern(filter.q);
+    parts.push(
+      Prisma.sql`("name" ILIKE ${p} OR "baseUrl" ILIKE ${p} OR "rack" ILIKE ${p} OR "notes" ILIKE ${p} OR "serial" ILIKE ${p})`,
+    );
+  }
+  parts.push(...selectorSql(filter.selector ?? []));
+  return parts.length ? Prisma.sql`WHERE ${Prisma.join(parts, ' AND ')}` : Prisma.empty;
+}
+
+@Injectable()
+export class BoardsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async createMany(boards: NewBoard[]): Promise<Board[]> {
+    try {
+      // One INSERT for the whole list (all or nothing), not a statement per board.
+      return await this.prisma.board.createManyAndReturn({ data: boards });
+    } catch (err) {
+      throw translateConflict(err);
+    }
+  }
+
+  findById(id: string): Promise<BoardWithReading | null> {
+    return this.prisma.board.findUnique({ where: { id }, include: { reading: true } });
+  }
+
+  async update(id: string, patch: BoardPatch): Promise<Board> {
+    const { bumpCredentialVersion, labels, ...rest } = patch;
+    try {
+      return await this.prisma.board.update({
+        where: { id },
+        data: {
+          ...rest,
+          ...(labels !== undefined ? { labels } : {}),
+          ...(bumpCredentialVersion ? { credentialVersion: { increment: 1 } } : {}),
+        },
+      });
+    } catch (err) {
+      throw translateConflict(err);
+    }
+  }
+
+  async updateFacts(id: string, facts: BoardFacts): Promise<Board> {
+    return this.prisma.board.update({
+      where: { id },
+      data: { ...facts, capabilities: facts.capabilities as Prisma.InputJsonValue, factsAt: new Date() },
+    });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.prisma.board.delete({ where: { id } });
+  }
+
+  /** One page, keyset-paginated on (sort column, id). */
+  list(
+    filter: BoardListFilter,
+    sort: { field: BoardSortField; descending: boolean },
+    after: CursorPosition | undefined,
+    take: number,
+  ): Promise<Board[]> {
+    const column = SORT_COLUMNS[sort.field];
+    const dir = sort.descending ? Prisma.sql`DESC` : Prisma.sql`ASC`;
+    const where = whereSql(filter);
+    let keyset = Prisma.empty;
+    if (after) {
+      const cmp = sort.descending ? Prisma.sql`<` : Prisma.sql`>`;
+      const value =
+        sort.field === 'created_at' || sort.field === 'updated_at'
+          ? Prisma.sql`${String(after.sort)}::timestamptz`
+          : Prisma.sql`${String(after.sort)}`;
+      keyset = Prisma.sql`${where === Prisma.empty ? Prisma.sql`WHERE` : Prisma.sql`AND`} (${column}, "id"::text) ${cmp} (${value}, ${after.id})`;
+    }
+    return this.prisma.$queryRaw<Board[]>`
+      SELECT * FROM "Board" ${where} ${keyset}
+      ORDER BY ${column} ${dir}, "id"::text ${dir}
+      LIMIT ${take}`;
+  }
+
+  /** Every board matching a filter (bulk actions); bounded by `max`. */
+  findMatching(filter: BoardListFilter, max: number): Promise<Board[]> {
+    return this.prisma.$queryRaw<Board[]>`
+      SELECT * FROM "Board" ${whereSql(filter)} ORDER BY "name" LIMIT ${max}`;
+  }
+
+  findAllSealed(): Promise<Pick<Board, 'id' | 'credentialSealed'>[]> {
+    return this.prisma.board.findMany({
+      where: { credentialSealed: { not: null } },
+      select: { id: true, credentialSealed: true },
+    });
+  }
+
+  async countByStateAndDialect(): Promise<{ state: BoardState; dialect: BoardDialect | null; count: number }[]> {
+    const rows = await this.prisma.board.groupBy({ by: ['state', 'dialect'], _count: { _all: true } });
+    return rows.map((r) => ({ state: r.state, dialect: r.dialect, count: r._count._all }));
+  }
+}
+
+function translateConflict(err: unknown): unknown {
+  if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+    const target = (err.meta?.target ?? err.meta?.['driverAdapterError']) as unknown;
+    const text = JSON.stringify(target ?? err.message);
+    const fields = [text.includes('name') ? 'name' : null, text.includes('baseUrl') ? 'base URL' : null].filter(
+      (f): f is string => f !== null,
+    );
+    return new BoardConflictError(fields.length ? fields : ['name or base URL']);
+  }
+  return err;
+}

@@ -1,0 +1,22 @@
+import { SetMetadata } from '@nestjs/common';
+import type { z } from 'zod';
+
+export const API_DOC = 'tpfleet:api-doc';
+
+export interface ApiDocOptions {
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** Schema of the success body (JSON). */
+  response?: z.ZodType;
+  /** Success status (default 200, or 201/202/204 when the handler says so). */
+  status?: number;
+  /** The success body is text (e.g. Prometheus exposition, HTML). */
+  responseText?: boolean;
+}
+
+/**
+ * Documents a route for /api/openapi.json. Request schemas are not repeated here: the OpenAPI builder reads them
+ * from the `@Body({ schema })`, `@Query({ schema })` and `@Param({ schema })` decorators that validate them.
+ */
+export const ApiDoc = (options: ApiDocOptions) => SetMetadata(API_DOC, options);

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BoardsRepository } from '../boards/boards.repository.js';
+import { QUEUE_NAMES } from '../jobs/job-definition.js';
+import { JobsService } from '../jobs/jobs.service.js';
+
+/**
+ * The fleet manager's Prometheus metrics. Its own Registry (not prom-client's global one), so several app
+ * instances in one test process do not collide. Gauges that describe the fleet or the queues are computed when
+ * scraped (one grouped query, one count per queue), never on the polling path.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly pollDuration = new Histogram({
+    name: 'tpfleet_board_poll_operation_seconds',
+    help: 'Duration of one board operation made by the poller',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly pollFailures = new Counter({
+    name: 'tpfleet_board_poll_failures_total',
+    help: 'Failed board operations of the poller, by reason',
+    labelNames: ['operation', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly polls = new Counter({
+    name: 'tpfleet_board_polls_total',
+    help: 'Board polls completed, by resulting state',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+
+  readonly staleness = new Histogram({
+    name: 'tpfleet_board_poll_staleness_seconds',
+    help: 'Time between two consecutive polls of a board',
+    buckets: [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 900, 3600],
+    registers: [this.registry],
+  });
+
+  readonly jobOutcomes = new Counter({
+    name: 'tpfleet_board_jobs_total',
+    help: 'Board jobs (poll batches, node actions, compaction) by outcome',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(
+    private readonly boards: BoardsRepository,
+    private readonly jobs: JobsService,
+  ) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'tpfleet_' });
+    const boardsRepository = this.boards;
+    new Gauge({
+      name: 'tpfleet_boards',
+      help: 'Registered boards by reachability state and dialect',
+      labelNames: ['state', 'dialect'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const row of await boardsRepository.countByStateAndDialect()) {
+          this.set({ state: row.state, dialect: row.dialect ?? 'unknown' }, row.count);
+        }
+      },
+    });
+    const jobsService = this.jobs;
+    new Gauge({
+      name: 'tpfleet_queue_jobs',
+      help: 'Jobs in each queue by BullMQ status',
+      labelNames: ['queue', 'status'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const queue of QUEUE_NAMES) {
+          const counts = await jobsService.queue(queue).getJobCounts('waiting', 'active', 'delayed', 'failed');
+          for (const [status, count] of Object.entries(counts)) {
+            this.set({ queue, status }, count);
+          }
+        }
+      },
+    });
+  }
+
+  observeOperation(operation: string, seconds: number, failureReason: string | null): void {
+    this.pollDuration.observe({ operation, outcome: failureReason === null ? 'ok' : 'error' }, seconds);
+    if (failureReason !== null) {
+      this.pollFailures.inc({ operation, reason: failureReason });
+    }
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,217 @@
+// Polls one board: the operations due, through the board client, into a PollWrite. No database access here; the
+// worker writes a whole batch at once.
+import {
+  BoardAuthError,
+  BoardBannedError,
+  BoardCapabilityError,
+  BoardHttpError,
+  BoardUnreachableError,
+  capabilities,
+  errorReason,
+  type BoardClient,
+  type DetectedBoard,
+} from '@tpfleet/board-api/client';
+import type { OperationId } from '@tpfleet/board-api';
+import type { PollTarget, PollWrite } from './polling.repository.js';
+import { nextReachability, type PollOutcome, type PolledState, type ReachabilityPolicy } from './reachability.js';
+
+export interface PollDeps {
+  client(target: PollTarget): BoardClient;
+  detect(target: PollTarget): Promise<DetectedBoard>;
+  /** Saves learned facts at once (rare: registration, reboot, version drift). */
+  saveFacts(target: PollTarget, detected: DetectedBoard): Promise<void>;
+  observe(operation: string, seconds: number, failureReason: string | null): void;
+}
+
+export interface OpFailure {
+  operation: string;
+  reason: string;
+  message: string;
+}
+
+type Reading = NonNullable<PollWrite['reading']>;
+
+interface PollOp {
+  id: OperationId;
+  run: (c: BoardClient) => Promise<unknown>;
+  store: (reading: Reading, value: unknown) => void;
+}
+
+const FAST_OPS: PollOp[] = [
+  {
+    id: 'getHealth',
+    run: (c) => c.health(),
+    store: (r, v) => {
+      r.health = v;
+      r.uptimeSeconds = (v as { uptime_seconds: number | null }).uptime_seconds;
+    },
+  },
+  { id: 'getThermal', run: (c) => c.thermal(), store: (r, v) => (r.thermal = v) },
+];
+const SLOW_OPS: PollOp[] = [
+  { id: 'getFirmwareCheck', run: (c) => c.firmwareCheck(), store: (r, v) => (r.firmwareCheck = v) },
+  { id: 'getFirmwareSlots', run: (c) => c.firmwareSlots(), store: (r, v) => (r.slots = v) },
+];
+
+function failureOf(operation: string, err: unknown): OpFailure {
+  return { operation, reason: errorReason(err), message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * The board does not offer the operation after all: 501 (the daemon's "not implemented", e.g. /sdcard/format, or a
+ * simulator without firmware slots) or its web interface answering instead. Not a failure; nothing to read.
+ */
+function notOffered(err: unknown): boolean {
+  return err instanceof BoardCapabilityError || (err instanceof BoardHttpError && err.status === 501);
+}
+
+/** Errors that end the whole poll: the next call would fail the same way (or make things worse). */
+function endsPoll(err: unknown): boolean {
+  return err instanceof BoardAuthError || err instanceof BoardBannedError || err instanceof BoardUnreachableError;
+}
+
+export async function pollBoard(
+  target: PollTarget,
+  slow: boolean,
+  policy: ReachabilityPolicy,
+  deps: PollDeps,
+  now: () => Date = () => new Date(),
+): Promise<PollWrite> {
+  const reading: Reading = {};
+  const failures: OpFailure[] = [];
+  const advisoryFailures: OpFailure[] = [];
+  const events: PollWrite['events'] = [];
+  let succeededOps = 0;
+  let fatal: unknown;
+  let aboutDue = target.aboutDue || target.dialect === null;
+  let current = target;
+
+  const timed = async <T>(operation: string, fn: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      const value = await fn();
+      deps.observe(operation, (performance.now() - started) / 1000, null);
+      return value;
+    } catch (err) {
+      deps.observe(operation, (performance.now() - started) / 1000, errorReason(err));
+      throw err;
+    }
+  };
+
+  // /about (through dialect detection) when the version may have changed: first poll, reboot seen, firmware job.
+  if (aboutDue) {
+    try {
+      const detected = await timed('detect', () => deps.detect(current));
+      succeededOps++;
+      reading.about = detected.raw;
+      if (detected.dialect !== target.dialect || detected.version !== target.daemonVersion) {
+        events.push({
+          kind: 'facts',
+          summary: `${detected.dialect} daemon ${detected.version} (was ${target.dialect ?? 'unknown'} ${target.daemonVersion ?? ''})`.trim(),
+          detail: { dialect: detected.dialect, version: detected.version, firmware: detected.about.version },
+        });
+        await deps.saveFacts(target, detected);
+      }
+      current = { ...current, dialect: detected.dialect, daemonVersion: detected.version };
+      aboutDue = false;
+    } catch (err) {
+      failures.push(failureOf('detect', err));
+      if (endsPoll(err)) {
+        fatal = err;
+      }
+    }
+  }
+
+  if (fatal === undefined && current.dialect !== null) {
+    const client = deps.client(current);
+    const offered = capabilities(current.dialect, current.daemonVersion ?? undefined);
+    // Sequential per board: one login at most, and a board that stopped answering costs one timeout, not four.
+    for (const op of slow ? [...FAST_OPS, ...SLOW_OPS] : FAST_OPS) {
+      if (!offered.has(op.id)) {
+        continue; // e.g. upstream bmcd has no /health: not a failure, just nothing to read
+      }
+      const advisory = SLOW_OPS.includes(op);
+      try {
+        op.store(reading, await timed(op.id, () => op.run(client)));
+        succeededOps++;
+      } catch (err) {
+        if (notOffered(err)) {
+          continue;
+        }
+        if (advisory && !(err instanceof BoardAuthError || err instanceof BoardBannedError)) {
+          // The update check may wait on the internet (GitHub) from the board: a slow or failed check says nothing
+          // about the board's reachability. Recorded (timeline, metrics), never a state change.
+          advisoryFailures.push(failureOf(op.id, err));
+          continue;
+        }
+        failures.push(failureOf(op.id, err));
+        if (endsPoll(err)) {
+          fatal = err;
+          break;
+        }
+      }
+    }
+  }
+
+  // A smaller uptime than last time: the controller rebooted, perhaps into new firmware.
+  const uptime = reading.uptimeSeconds;
+  if (typeof uptime === 'number' && target.lastUptimeSeconds !== null && uptime < target.lastUptimeSeconds) {
+    aboutDue = true;
+  }
+
+  let outcome: PollOutcome;
+  if (fatal instanceof BoardAuthError) {
+    outcome = { kind: 'auth_failed', message: fatal.message };
+  } else if (fatal instanceof BoardBannedError) {
+    outcome = { kind: 'banned', retryAfterSeconds: fatal.retryAfterSeconds ?? 60, message: fatal.message };
+  } else if (failures.length === 0) {
+    outcome = { kind: 'ok' };
+  } else {
+    const first = failures[0]!;
+    outcome = { kind: succeededOps > 0 ? 'partial' : 'failed', reason: first.reason, message: first.message };
+  }
+
+  const previousState: PolledState = target.state === 'decommissioned' ? 'unknown' : target.state;
+  const step = nextReachability(
+    { state: previousState, consecutiveFailures: target.consecutiveFailures },
+    outcome,
+    policy,
+  );
+  const polledAt = now();
+  if (failures.length || advisoryFailures.length) {
+    const all = [...failures, ...advisoryFailures];
+    events.push({
+      kind: 'poll_failed',
+      summary: all.map((f) => `${f.operation}: ${f.reason}`).join(', '),
+      detail: { failures: all },
+    });
+  }
+  if (step.changed) {
+    events.push({
+      kind: 'state',
+      summary: `${target.state} → ${step.state}${step.reason ? `: ${step.reason}` : ''}`,
+      detail: { from: target.state, to: step.state, reason: step.reason, consecutive_failures: step.consecutiveFailures },
+    });
+  }
+  const thermal = reading.thermal as { sensors?: Array<{ name: string; temperature_c: number | null }> } | undefined;
+  return {
+    boardId: target.id,
+    credentialVersion: target.credentialVersion,
+    polledAt,
+    succeeded: succeededOps > 0,
+    state: step.state,
+    stateChanged: step.changed,
+    stateReason: step.reason,
+    consecutiveFailures: step.consecutiveFailures,
+    nextPollAt: step.nextPollInSeconds === null ? null : new Date(polledAt.getTime() + step.nextPollInSeconds * 1000),
+    bannedUntil:
+      outcome.kind === 'banned' ? new Date(polledAt.getTime() + outcome.retryAfterSeconds * 1000) : null,
+    aboutDue,
+    reading: Object.keys(reading).length ? reading : null,
+    thermalSamples: (thermal?.sensors ?? [])
+      .filter((s) => typeof s.temperature_c === 'number')
+      .map((s) => ({ sensor: s.name, temperatureC: s.temperature_c as number })),
+    events,
+  };
+}
+

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineJob } from '../jobs/job-definition.js';
+
+/**
+ * One job polls a batch of boards (bounded concurrency inside the worker), so 10,000 boards at 15 s cost ~13 queue
+ * jobs a second instead of ~667. Not retried: a poll that failed is recorded, and the next tick polls again.
+ */
+export const pollBatchJob = defineJob({
+  name: 'boards.poll-batch',
+  queue: 'polling',
+  payload: z.object({
+    boards: z
+      .array(z.object({ id: z.uuid(), slow: z.boolean().describe('also /firmware/check and /firmware/slots') }))
+      .min(1)
+      .max(1000),
+  }),
+  retry: { attempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
+  keepCompleted: 100,
+});
+
+/** Rolls raw thermal samples into 5-minute means and applies retention (idempotent: safe to run twice). */
+export const compactThermalJob = defineJob({
+  name: 'boards.compact-thermal',
+  queue: 'polling',
+  payload: z.object({}),
+  retry: { attempts: 3, backoff: { type: 'exponential', delayMs: 5000 } },
+  keepCompleted: 10,
+});

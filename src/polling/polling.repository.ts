@@ -1,0 +1,238 @@
+import { Injectable } from '@nestjs/common';
+import type { Board } from '../generated/prisma/client.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+
+/** Scheduler lock id: pg_try_advisory_xact_lock(hashtext('tpfleet:poll-scheduler')). */
+const SCHEDULER_LOCK = 'tpfleet:poll-scheduler';
+
+export type PollTarget = Board & { lastUptimeSeconds: number | null };
+
+/** Everything one poll of one board changes, written for a whole batch in a few statements. */
+export interface PollWrite {
+  boardId: string;
+  /** The poll is dropped if the credentials changed meanwhile (the result belongs to the old ones). */
+  credentialVersion: number;
+  polledAt: Date;
+  succeeded: boolean;
+  state: string;
+  stateChanged: boolean;
+  stateReason: string | null;
+  consecutiveFailures: number;
+  /** Overrides the scheduler's slot (backoff, ban); null keeps it. */
+  nextPollAt: Date | null;
+  bannedUntil: Date | null;
+  aboutDue: boolean;
+  reading: {
+    health?: unknown;
+    thermal?: unknown;
+    firmwareCheck?: unknown;
+    slots?: unknown;
+    about?: unknown;
+    uptimeSeconds?: number | null;
+  } | null;
+  thermalSamples: Array<{ sensor: string; temperatureC: number }>;
+  events: Array<{ kind: string; summary: string; detail?: unknown }>;
+}
+
+@Injectable()
+export class PollingRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Claims the boards whose poll is due and moves their next slot one interval on, in one statement, under a
+   * transaction-scoped advisory lock. The lock makes one instance the scheduler per tick; the claim itself
+   * (FOR UPDATE SKIP LOCKED + the UPDATE) would keep two schedulers from claiming the same board even without it.
+   * Phase is preserved (next = previous slot + interval) so the jitter given at registration keeps boards spread;
+   * a board more than an interval late is re-spread at random within the next interval.
+   * Returns null when another instance holds the lock.
+   */
+  async claimDue(
+    limit: number,
+    defaultIntervalSeconds: number,
+    slowIntervalSeconds: number,
+  ): Promise<Array<{ id: string; slow: boolean }> | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const [lock] = await tx.$queryRaw<[{ locked: boolean }]>`
+        SELECT pg_try_advisory_xact_lock(hashtext(${SCHEDULER_LOCK})) AS locked`;
+      if (!lock?.locked) {
+        return null;
+      }
+      return tx.$queryRaw<Array<{ id: string; slow: boolean }>>`
+        WITH due AS (
+          SELECT "id", "nextSlowPollAt" <= now() AS slow
+          FROM "Board"
+          WHERE "decommissionedAt" IS NULL
+            AND "state" <> 'credentials_invalid'
+            AND "nextPollAt" <= now()
+          ORDER BY "nextPollAt"
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE "Board" b SET
+          "nextPollAt" = CASE
+            WHEN b."nextPollAt" + make_interval(secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds})) > now()
+              THEN b."nextPollAt" + make_interval(secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}))
+            ELSE now() + make_interval(secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) * random())
+          END,
+          "nextSlowPollAt" = CASE
+            WHEN due.slow THEN now() + make_interval(secs => ${slowIntervalSeconds}::float8 * (0.9 + 0.2 * random()))
+            ELSE b."nextSlowPollAt"
+          END
+        FROM due
+        WHERE b."id" = due."id"
+        RETURNING b."id"::text AS id, due.slow AS slow`;
+    });
+  }
+
+  /** The boards of one batch with the last uptime seen: one query, whatever the batch size. */
+  async loadTargets(ids: string[]): Promise<PollTarget[]> {
+    if (ids.length === 0) {
+      return [];
+    }
+    return this.prisma.$queryRaw<PollTarget[]>`
+      SELECT b.*, r."uptimeSeconds" AS "lastUptimeSeconds"
+      FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
+      WHERE b."id"::text = ANY(${ids})`;
+  }
+
+  /**
+   * Writes a batch of polls: board state (one UPDATE), latest readings (one upsert), thermal samples (one INSERT),
+   * timeline events (one INSERT). Rows travel as one JSON parameter each, so there is no per-board statement and
+   * no bound-parameter limit to split around.
+   */
+  async applyPolls(writes: PollWrite[]): Promise<void> {
+    if (writes.length === 0) {
+      return;
+    }
+    const boards = writes.map((w) => ({
+      id: w.boardId,
+      cv: w.credentialVersion,
+      at: w.polledAt.toISOString(),
+      ok: w.succeeded,
+      state: w.state,
+      changed: w.stateChanged,
+      reason: w.stateReason,
+      failures: w.consecutiveFailures,
+      next: w.nextPollAt?.toISOString() ?? null,
+      banned: w.bannedUntil?.toISOString() ?? null,
+      about: w.aboutDue,
+    }));
+    const readings = writes
+      .filter((w) => w.reading !== null)
+      .map((w) => {
+        const r = w.reading!;
+        const at = w.polledAt.toISOString();
+        return {
+          id: w.boardId,
+          health: r.health ?? null,
+          health_at: r.health !== undefined ? at : null,
+          thermal: r.thermal ?? null,
+          thermal_at: r.thermal !== undefined ? at : null,
+          fw: r.firmwareCheck ?? null,
+          fw_at: r.firmwareCheck !== undefined ? at : null,
+          slots: r.slots ?? null,
+          slots_at: r.slots !== undefined ? at : null,
+          about: r.about ?? null,
+          about_at: r.about !== undefined ? at : null,
+          uptime: r.uptimeSeconds ?? null,
+        };
+      });
+    const samples = writes.flatMap((w) =>
+      w.thermalSamples.map((s) => ({ id: w.boardId, sensor: s.sensor, at: w.polledAt.toISOString(), t: s.temperatureC })),
+    );
+    const events = writes.flatMap((w) =>
+      w.events.map((e) => ({ id: w.boardId, at: w.polledAt.toISOString(), kind: e.kind, summary: e.summary, detail: e.detail ?? null })),
+    );
+
+    const statements = [
+      this.prisma.$executeRaw`
+        UPDATE "Board" b SET
+          "lastPolledAt" = r.at,
+          "lastSuccessAt" = CASE WHEN r.ok THEN r.at ELSE b."lastSuccessAt" END,
+          "state" = r.state::"BoardState",
+          "stateSince" = CASE WHEN b."state"::text <> r.state THEN r.at ELSE b."stateSince" END,
+          "stateReason" = r.reason,
+          "consecutiveFailures" = r.failures,
+          "nextPollAt" = COALESCE(r.next, b."nextPollAt"),
+          "bannedUntil" = r.banned,
+          "aboutDue" = r.about,
+          "updatedAt" = now()
+        FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(
+          id uuid, cv int, at timestamptz, ok boolean, state text, changed boolean, reason text, failures int,
+          next timestamptz, banned timestamptz, about boolean)
+        WHERE b."id" = r.id AND b."credentialVersion" = r.cv AND b."decommissionedAt" IS NULL`,
+    ];
+    if (readings.length) {
+      statements.push(this.prisma.$executeRaw`
+        INSERT INTO "BoardReading" ("boardId", "health", "healthAt", "thermal", "thermalAt", "firmwareCheck",
+          "firmwareAt", "slots", "slotsAt", "about", "aboutAt", "uptimeSeconds")
+        SELECT r.id, r.health, r.health_at, r.thermal, r.thermal_at, r.fw, r.fw_at, r.slots, r.slots_at, r.about,
+          r.about_at, r.uptime
+        FROM jsonb_to_recordset(${JSON.stringify(readings)}::jsonb) AS r(
+          id uuid, health jsonb, health_at timestamptz, thermal jsonb, thermal_at timestamptz, fw jsonb,
+          fw_at timestamptz, slots jsonb, slots_at timestamptz, about jsonb, about_at timestamptz, uptime float8)
+        JOIN "Board" b ON b."id" = r.id
+        ON CONFLICT ("boardId") DO UPDATE SET
+          "health" = COALESCE(EXCLUDED."health", "BoardReading"."health"),
+          "healthAt" = COALESCE(EXCLUDED."healthAt", "BoardReading"."healthAt"),
+          "thermal" = COALESCE(EXCLUDED."thermal", "BoardReading"."thermal"),
+          "thermalAt" = COALESCE(EXCLUDED."thermalAt", "BoardReading"."thermalAt"),
+          "firmwareCheck" = COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck"),
+          "firmwareAt" = COALESCE(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
+          "slots" = COALESCE(EXCLUDED."slots", "BoardReading"."slots"),
+          "slotsAt" = COALESCE(EXCLUDED."slotsAt", "BoardReading"."slotsAt"),
+          "about" = COALESCE(EXCLUDED."about", "BoardReading"."about"),
+          "aboutAt" = COALESCE(EXCLUDED."aboutAt", "BoardReading"."aboutAt"),
+          "uptimeSeconds" = COALESCE(EXCLUDED."uptimeSeconds", "BoardReading"."uptimeSeconds")`);
+    }
+    if (samples.length) {
+      statements.push(this.prisma.$executeRaw`
+        INSERT INTO "ThermalSample" ("boardId", "sensor", "at", "temperatureC")
+        SELECT r.id, r.sensor, r.at, r.t
+        FROM jsonb_to_recordset(${JSON.stringify(samples)}::jsonb) AS r(id uuid, sensor text, at timestamptz, t float8)`);
+    }
+    if (events.length) {
+      statements.push(this.prisma.$executeRaw`
+        INSERT INTO "BoardEvent" ("boardId", "at", "kind", "summary", "detail")
+        SELECT r.id, r.at, r.kind, r.summary, r.detail
+        FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(id uuid, at timestamptz, kind text, summary text, detail jsonb)
+        JOIN "Board" b ON b."id" = r.id`);
+    }
+    await this.prisma.$transaction(statements);
+  }
+
+  /** Stores what detection learned. */
+  async updateFacts(
+    boardId: string,
+    facts: {
+      dialect: 'agent' | 'fork' | 'upstream';
+      model: string | null;
+      serial: string | null;
+      daemonVersion: string;
+      firmwareVersion: string | null;
+      capabilities: string[];
+    },
+  ): Promise<void> {
+    await this.prisma.board.update({ where: { id: boardId }, data: { ...facts, factsAt: new Date() } });
+  }
+
+  /**
+   * 5-minute means of the samples since `since` (recomputed from raw rows, so re-running is harmless), then
+   * retention of both tables.
+   */
+  async compactThermal(since: Date, rawBefore: Date, rollupBefore: Date, bucketSeconds: number): Promise<number[]> {
+    return this.prisma.$transaction([
+      this.prisma.$executeRaw`
+        INSERT INTO "ThermalRollup" ("boardId", "sensor", "bucket", "mean", "min", "max", "samples")
+        SELECT "boardId", "sensor", to_timestamp(floor(extract(epoch FROM "at") / ${bucketSeconds}) * ${bucketSeconds}) AS bucket,
+          avg("temperatureC"), min("temperatureC"), max("temperatureC"), count(*)::int
+        FROM "ThermalSample"
+        WHERE "at" >= ${since}
+        GROUP BY 1, 2, 3
+        ON CONFLICT ("boardId", "sensor", "bucket") DO UPDATE SET
+          "mean" = EXCLUDED."mean", "min" = EXCLUDED."min", "max" = EXCLUDED."max", "samples" = EXCLUDED."samples"`,
+      this.prisma.$executeRaw`DELETE FROM "ThermalSample" WHERE "at" < ${rawBefore}`,
+      this.prisma.$executeRaw`DELETE FROM "ThermalRollup" WHERE "bucket" < ${rollupBefore}`,
+    ]);
+  }
+}

@@ -1,0 +1,25 @@
+import type { AppConfig } from '../config/config.service.js';
+import type { ReachabilityPolicy } from './reachability.js';
+
+/** Boards in one poll-batch job: large enough that the queue is not the bottleneck, small enough to spread. */
+export const POLL_BATCH_SIZE = 50;
+/** At most this many boards are claimed per scheduler tick (one tick a second). */
+export const MAX_CLAIM_PER_TICK = 5000;
+/** Skip claiming while this many poll-batch jobs wait: boards stay due and are claimed once workers catch up. */
+export const MAX_WAITING_BATCHES = 200;
+export const TICK_MS = 1000;
+
+// Thermal history retention. Not (yet) environment settings: see the report to the foundation owner.
+export const THERMAL_RAW_RETENTION_MS = 24 * 3600 * 1000;
+export const THERMAL_ROLLUP_RETENTION_MS = 30 * 24 * 3600 * 1000;
+export const THERMAL_BUCKET_SECONDS = 300;
+export const THERMAL_COMPACT_EVERY_MS = 5 * 60 * 1000;
+
+export function reachabilityPolicy(polling: AppConfig['polling'], intervalSeconds?: number | null): ReachabilityPolicy {
+  return {
+    intervalSeconds: intervalSeconds ?? polling.intervalSeconds,
+    unreachableAfter: polling.unreachableAfter,
+    // POLL_SLOW_INTERVAL_SECONDS: how often unreachable boards are retried at most, and the firmware poll period.
+    maxBackoffSeconds: Math.max(polling.slowIntervalSeconds, intervalSeconds ?? polling.intervalSeconds),
+  };
+}

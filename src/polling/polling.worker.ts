@@ -1,0 +1,149 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { DetectedBoard } from '@tpfleet/board-api/client';
+import { capabilities } from '@tpfleet/board-api/client';
+import { BoardClientsService } from '../boards/board-clients.service.js';
+import { ConfigService } from '../config/config.service.js';
+import { JobHandler } from '../jobs/job-handler.decorator.js';
+import type { JobPayload } from '../jobs/job-definition.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { pollBoard, type PollDeps } from './board-poller.js';
+import { compactThermalJob, pollBatchJob } from './polling.jobs.js';
+import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
+import {
+  reachabilityPolicy,
+  THERMAL_BUCKET_SECONDS,
+  THERMAL_RAW_RETENTION_MS,
+  THERMAL_ROLLUP_RETENTION_MS,
+} from './polling.settings.js';
+
+/** Bounded concurrency shared by every poll-batch job in this process (POLL_CONCURRENCY boards at once). */
+class Semaphore {
+  private waiting: Array<() => void> = [];
+  private free: number;
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.free > 0) {
+      this.free--;
+    } else {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) {
+        next();
+      } else {
+        this.free++;
+      }
+    }
+  }
+}
+
+export function factsOf(detected: DetectedBoard) {
+  return {
+    dialect: detected.dialect,
+    model: detected.about.board_model || null,
+    serial: detected.about.board_serial ?? null,
+    daemonVersion: detected.version,
+    firmwareVersion: detected.about.version === 'unknown' ? null : detected.about.version,
+    capabilities: [...capabilities(detected.dialect, detected.version)].sort(),
+  };
+}
+
+/** Runs poll-batch jobs: load the batch (one query), poll each board, write the batch (one transaction). */
+@Injectable()
+export class PollingWorker {
+  private readonly logger = new Logger(PollingWorker.name);
+  private readonly limiter: Semaphore;
+  /** Boards being polled by this process: a second claim of the same board (e.g. "poll now") waits its turn. */
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly repository: PollingRepository,
+    private readonly clients: BoardClientsService,
+    private readonly metrics: MetricsService,
+  ) {
+    this.limiter = new Semaphore(config.polling.concurrency);
+  }
+
+  @JobHandler(pollBatchJob)
+  async pollBatch(payload: JobPayload<typeof pollBatchJob>): Promise<{ polled: number; failed: number }> {
+    const result = await this.pollTargets(payload.boards);
+    this.metrics.jobOutcomes.inc({ job: pollBatchJob.name, outcome: 'completed' });
+    return result;
+  }
+
+  /** Polls these boards now, in the caller (registration, "poll now"): fast, slow and /about when due. */
+  async pollNow(ids: string[]): Promise<void> {
+    await this.pollTargets(ids.map((id) => ({ id, slow: true })));
+  }
+
+  private async pollTargets(boards: Array<{ id: string; slow: boolean }>): Promise<{ polled: number; failed: number }> {
+    const slow = new Map(boards.map((b) => [b.id, b.slow]));
+    const targets = await this.repository.loadTargets([...slow.keys()]);
+    const deps: PollDeps = {
+      client: (t) => this.clients.client(t),
+      detect: (t) => this.clients.detect(t),
+      saveFacts: (t, detected) => this.repository.updateFacts(t.id, factsOf(detected)),
+      observe: (op, seconds, reason) => this.metrics.observeOperation(op, seconds, reason),
+    };
+    const writes = await Promise.all(
+      targets
+        // The state may have changed since the claim (decommissioned, credentials refused meanwhile).
+        .filter((t) => t.decommissionedAt === null && t.state !== 'credentials_invalid')
+        .map((t) => this.limiter.run(() => this.pollOne(t, slow.get(t.id) ?? false, deps))),
+    );
+    const done = writes.filter((w): w is PollWrite => w !== null);
+    await this.repository.applyPolls(done);
+    for (const w of done) {
+      this.metrics.polls.inc({ state: w.state });
+      const previous = targets.find((t) => t.id === w.boardId)?.lastPolledAt;
+      if (previous) {
+        this.metrics.staleness.observe((w.polledAt.getTime() - previous.getTime()) / 1000);
+      }
+    }
+    return { polled: done.length, failed: done.filter((w) => !w.succeeded).length };
+  }
+
+  private async pollOne(target: PollTarget, slow: boolean, deps: PollDeps): Promise<PollWrite | null> {
+    // Two overlapping polls of one board could each log in; with a wrong password that is two failures towards
+    // the board's ban. One poll per board at a time, and never a second login with refused credentials.
+    if (this.inFlight.has(target.id) || this.clients.isRefused(target)) {
+      return null;
+    }
+    this.inFlight.add(target.id);
+    try {
+      const write = await pollBoard(target, slow, reachabilityPolicy(this.config.polling, target.pollIntervalSeconds), deps);
+      if (write.state === 'credentials_invalid') {
+        this.clients.markRefused(target);
+      }
+      return write;
+    } catch (err) {
+      // A bug or a corrupt credential must not sink the other boards of the batch.
+      this.logger.error(`poll of board ${target.id} failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
+      return null;
+    } finally {
+      this.inFlight.delete(target.id);
+    }
+  }
+
+  @JobHandler(compactThermalJob)
+  async compactThermal(): Promise<{ rollups: number; deletedRaw: number; deletedRollups: number }> {
+    const now = Date.now();
+    const bucketMs = THERMAL_BUCKET_SECONDS * 1000;
+    // Recompute the last three buckets: the current one is still filling, the previous may have late samples.
+    const since = new Date(Math.floor(now / bucketMs) * bucketMs - 2 * bucketMs);
+    const [rollups = 0, deletedRaw = 0, deletedRollups = 0] = await this.repository.compactThermal(
+      since,
+      new Date(now - THERMAL_RAW_RETENTION_MS),
+      new Date(now - THERMAL_ROLLUP_RETENTION_MS),
+      THERMAL_BUCKET_SECONDS,
+    );
+    this.metrics.jobOutcomes.inc({ job: compactThermalJob.name, outcome: 'completed' });
+    return { rollups, deletedRaw, deletedRollups };
+  }
+}
