@@ -1,0 +1,33 @@
+# The fleet manager: one image, two services (`--role api` and `--role worker`, see docker-compose.yml).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY libs/board-api/package.json libs/board-api/
+COPY apps/agent/package.json apps/agent/
+COPY prisma prisma
+COPY prisma.config.ts ./
+# Dependency install scripts are denied by allowScripts; ours (postinstall) runs `prisma generate` offline.
+RUN npm ci --no-audit --no-fund
+COPY tsconfig*.json ./
+COPY libs libs
+COPY apps/agent apps/agent
+COPY src src
+RUN npm run build && npm prune --omit=dev --ignore-scripts
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/libs/board-api/package.json libs/board-api/
+COPY --from=build /app/libs/board-api/dist libs/board-api/dist
+COPY --from=build /app/apps/agent/package.json apps/agent/
+COPY --from=build /app/apps/agent/dist apps/agent/dist
+COPY --from=build /app/dist dist
+COPY --from=build /app/prisma prisma
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["node", "dist/src/main.js"]
+CMD ["--role", "all"]

@@ -1,0 +1,36 @@
+// The embedded database of a first run: PGlite (PostgreSQL compiled to WASM, from npm) served on a loopback port by
+// pglite-socket, so Prisma (adapter-pg), the migration engine and BullMQ's PostgreSQL backend all talk to it as to
+// a server. A demo/first-run convenience: one session shared by every client, ~0.4-0.9 GB of memory.
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface EmbeddedPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  if (!dataDir.includes('://')) {
+    mkdirSync(dataDir, { recursive: true }); // PGlite does not create parent directories
+  }
+  const db = new PGlite(dataDir);
+  // pglite-socket ignores per-connection startup options (BullMQ pins search_path that way) and all clients share
+  // PGlite's single session: set it once, public FIRST so Prisma's unqualified migration DDL lands in public.
+  await db.exec('CREATE SCHEMA IF NOT EXISTS bullmq; SET search_path TO public, bullmq');
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 });
+  await server.start();
+  const port = Number(server.getServerConn().split(':').pop());
+  let stopped = false;
+  return {
+    url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      if (stopped) {
+        return;
+      }
+      stopped = true;
+      await server.stop();
+      await db.close(); // a clean close: the next start needs no crash recovery
+    },
+  };
+}

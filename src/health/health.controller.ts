@@ -1,0 +1,54 @@
+import { Controller, Get } from '@nestjs/common';
+import { Public } from '../auth/auth.decorators.js';
+import { ProblemException } from '../common/problem.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+import { QueueHealth } from '../queue/queue.health.js';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+async function check(probe: () => Promise<void>): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    // A dead Redis makes ioredis queue commands forever: bound each probe.
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([probe(), timeout]);
+    return 'ok';
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Probes for load balancers and compose health checks: open, and saying nothing about the fleet. */
+@Controller()
+@Public()
+export class HealthController {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly queue: QueueHealth,
+  ) {}
+
+  /** Liveness: the process is up and serving HTTP. */
+  @Get('healthz')
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: the database and the queue backend answer. 503 problem+json naming what does not. */
+  @Get('readyz')
+  async readyz(): Promise<{ status: 'ok'; checks: Record<string, string> }> {
+    // One after the other: the embedded database (pglite-socket) serves every client on one session and garbles
+    // extended-protocol messages that interleave.
+    const database = await check(() => this.prisma.ping());
+    const queue = await check(() => this.queue.ping());
+    const checks = { database, queue };
+    if (database !== 'ok' || queue !== 'ok') {
+      const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+      throw new ProblemException(503, failing.map(([k, v]) => `${k}: ${v}`).join('; '), { checks });
+    }
+    return { status: 'ok', checks };
+  }
+}

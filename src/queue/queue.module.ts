@@ -1,0 +1,21 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Global, Module } from '@nestjs/common';
+import { ConfigService, currentConfig } from '../config/config.service.js';
+import { QueueHealth, HEALTH_QUEUE } from './queue.health.js';
+import { queueRootOptions } from './queue.options.js';
+
+/** BullMQ's root connection for every queue module (`BullModule.registerQueue` in the domain modules). */
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({
+      inject: [ConfigService],
+      // ConfigService is only a view of the loaded configuration; the options need the whole of it.
+      useFactory: () => queueRootOptions(currentConfig()),
+    }),
+    BullModule.registerQueue({ name: HEALTH_QUEUE }),
+  ],
+  providers: [QueueHealth],
+  exports: [QueueHealth, BullModule],
+})
+export class QueueModule {}

@@ -1,0 +1,67 @@
+// Boots the whole fleet manager for an e2e file, on its own database and queue prefix:
+//   const app = await startTestApp();  ...  afterAll(() => app.close());
+import 'reflect-metadata';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { parseConfig, setConfig, type AppConfig } from '../../src/config/config.service.js';
+import { createTestDatabase, testQueuePrefix, type TestDatabase } from './database.js';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
+export interface TestApp {
+  baseUrl: string;
+  app: NestFastifyApplication;
+  config: AppConfig;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Queue on this Redis (see requireRedis); default: BullMQ's PostgreSQL backend in the test database. */
+  redisUrl?: string;
+  /** Extra settings, as environment variables (e.g. { POLL_INTERVAL_SECONDS: '1' }). */
+  env?: Record<string, string>;
+  /** An existing database (default: a fresh copy of the migrated template). */
+  db?: TestDatabase;
+}
+
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const db = opts.db ?? (await createTestDatabase());
+  const config = setConfig(
+    parseConfig({
+      DATABASE_URL: db.url,
+      REDIS_URL: opts.redisUrl,
+      QUEUE_PREFIX: testQueuePrefix(),
+      BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SECRET_KEY: TEST_SECRET_KEY,
+      LOG_LEVEL: 'warn',
+      ...opts.env,
+    }),
+  );
+  // The embedded test database is PGlite behind a socket too: its workers need the short drainDelay.
+  if (db.embedded) {
+    config.database.embedded = true;
+  }
+  // Imported only now: the module graph reads the configuration installed above.
+  const { NestFactory } = await import('@nestjs/core');
+  const { AppModule } = await import('../../src/app.module.js');
+  const { configureHttpApp, createFastifyAdapter } = await import('../../src/common/http-setup.js');
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(), {
+    logger: ['error', 'warn'],
+  });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const baseUrl = await app.getUrl();
+  return {
+    baseUrl,
+    app,
+    config,
+    db,
+    async close() {
+      await app.close();
+      if (!opts.db) {
+        await db.drop();
+      }
+    },
+  };
+}

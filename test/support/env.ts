@@ -1,0 +1,19 @@
+// What scripts/test.mjs decided about the test servers (see README "Tests"). Test support may read process.env.
+export const testEnv = {
+  /** A PostgreSQL server URL whose role can CREATE DATABASE; unset → each test file gets an in-memory PGlite. */
+  databaseUrl: process.env.TEST_DATABASE_URL || null,
+  redisUrl: process.env.TEST_REDIS_URL || null,
+  /** Why there is no Redis (tests that need it are skipped with this reason). */
+  redisUnavailableReason:
+    process.env.TEST_REDIS_UNAVAILABLE_REASON ||
+    (process.env.TEST_REDIS_URL ? null : 'TEST_REDIS_URL is not set (run the tests with `npm test`)'),
+};
+
+export const TEMPLATE_DB = 'tpfleet_test_template';
+
+/** The same server URL with another database name. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
