@@ -1,0 +1,73 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '../config/config.service.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import { runsWorkers } from '../queue/queue.options.js';
+import { configBackupJob } from './config-backups.jobs.js';
+import { ConfigBackupsRepository } from './config-backups.repository.js';
+
+/** Backups are daily by default: checking for due boards once a minute is plenty. */
+const TICK_MS = 60_000;
+const MAX_CLAIM_PER_TICK = 5000;
+
+/**
+ * The backup clock: claims the boards whose backup is due (default daily, per-board override) and enqueues one
+ * backup job each. It never talks to a board. Runs where workers run; the claim is a single statement under a
+ * try-lock, so any number of instances may tick.
+ */
+@Injectable()
+export class ConfigBackupsScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(ConfigBackupsScheduler.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  /** Tests stop the clock and call tick() themselves. */
+  enabled = true;
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly repository: ConfigBackupsRepository,
+    private readonly jobs: JobsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!runsWorkers(this.config.role)) {
+      return;
+    }
+    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) {
+      clearInterval(this.timer);
+    }
+  }
+
+  /** One round at `now` (tests pass a later time to make a day pass); returns the boards enqueued. */
+  async tick(now = new Date(), force = false): Promise<number> {
+    if (this.running || (!this.enabled && !force)) {
+      return 0;
+    }
+    this.running = true;
+    try {
+      const policy = await this.repository.policy();
+      const claimed = await this.repository.claimDueBackups(now, policy.backupIntervalSeconds, MAX_CLAIM_PER_TICK);
+      if (!claimed?.length) {
+        return 0;
+      }
+      // The job id names the claim (board and the slot it was due in): enqueueing it twice adds one job.
+      await this.jobs.enqueueMany(
+        configBackupJob,
+        claimed.map((c) => ({
+          payload: { boardId: c.boardId, reason: 'scheduled' as const },
+          options: { jobId: `config-backup.${c.boardId}.${new Date(c.nextBackupAt).getTime()}` },
+        })),
+      );
+      return claimed.length;
+    } catch (err) {
+      this.logger.error(`config backup tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 0;
+    } finally {
+      this.running = false;
+    }
+  }
+}
