@@ -34,6 +34,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       curly: 'error',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+      // A `let` assigned once but read earlier by a closure (a callback built before its target exists) stays `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       ...ENV_RULE,
     },
   },

@@ -49,7 +49,9 @@ if (opts.help) {
 }
 const int = (name, min) => {
   const n = Number(opts[name]);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}`);
+  if (!Number.isInteger(n) || n < min) {
+    throw new Error(`--${name} must be an integer ≥ ${min}`);
+  }
   return n;
 };
 const REQUESTS = int('requests', 1);
@@ -69,17 +71,28 @@ function stateDir(label) {
   return dir;
 }
 process.on('exit', () => {
-  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+  for (const dir of tmpDirs) {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 function postJson(url, body) {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
-    const req = httpRequest(url, { method: 'POST', agent: false, timeout: 30_000, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        timeout: 30_000,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`timeout: POST ${url}`)));
     req.on('error', reject);
     req.end(data);
@@ -91,7 +104,9 @@ function getJson(url) {
     const req = httpRequest(url, { agent: false, timeout: 60_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c) => (text += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`GET ${url} → ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`GET ${url} → ${res.statusCode}`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`timeout: GET ${url}`)));
     req.on('error', reject);
@@ -118,21 +133,38 @@ async function measureServer(label, argsOf, { ready = { path: POWER, statuses: [
     if (login) {
       const answer = await postJson(`${origin}/api/bmc/authenticate`, { username: 'root', password: 'turing' });
       const token = answer.headers['x-auth-token'];
-      if (answer.status !== 200 || !token) throw new Error(`${label}: login failed: ${answer.status} ${answer.text}`);
+      if (answer.status !== 200 || !token) {
+        throw new Error(`${label}: login failed: ${answer.status} ${answer.text}`);
+      }
       headers.authorization = `Bearer ${token}`;
     }
     const common = { concurrency: CONCURRENCY, pathOf: () => POWER, headers, timeoutMs: PHASE_TIMEOUT_MS };
     if (WARMUP > 0) {
       const warm = await drive(origin, { ...common, total: WARMUP });
-      if (warm.errors > 0) throw new Error(`${label}: warm-up failed: ${warm.firstError}`);
+      if (warm.errors > 0) {
+        throw new Error(`${label}: warm-up failed: ${warm.firstError}`);
+      }
     }
     const cpuBefore = cpuMsOf(child.pid);
     const load = await drive(origin, { ...common, total: REQUESTS });
-    if (load.errors > 0) throw new Error(`${label}: ${load.errors} failed requests, first: ${load.firstError}`);
+    if (load.errors > 0) {
+      throw new Error(`${label}: ${load.errors} failed requests, first: ${load.firstError}`);
+    }
     const cpuUsPerRequest = ((cpuMsOf(child.pid) - cpuBefore) * 1000) / load.done;
     const after = memoryOf(child.pid);
-    process.stderr.write(`bench: ${label}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99.toFixed(2)} ms, RSS ${mb(after.rss)}\n`);
-    return { label, coldStartMs, startCpuMs, rssStart: start.rss, rssAfter: after.rss, rssPeak: after.hwm, cpuUsPerRequest, ...load };
+    process.stderr.write(
+      `bench: ${label}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99.toFixed(2)} ms, RSS ${mb(after.rss)}\n`,
+    );
+    return {
+      label,
+      coldStartMs,
+      startCpuMs,
+      rssStart: start.rss,
+      rssAfter: after.rss,
+      rssPeak: after.hwm,
+      cpuUsPerRequest,
+      ...load,
+    };
   } finally {
     await stopChild(child);
   }
@@ -141,7 +173,17 @@ async function measureServer(label, argsOf, { ready = { path: POWER, statuses: [
 async function measureRack(boards) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const args = [AGENT_BIN, 'rack', '--boards', String(boards), '--port', String(port), '--state-dir', stateDir('rack'), '--trust-loopback'];
+  const args = [
+    AGENT_BIN,
+    'rack',
+    '--boards',
+    String(boards),
+    '--port',
+    String(port),
+    '--state-dir',
+    stateDir('rack'),
+    '--trust-loopback',
+  ];
   const t0 = performance.now();
   const child = spawnNode(args);
   try {
@@ -155,10 +197,14 @@ async function measureRack(boards) {
       pathOf: (i) => `/boards/${i + 1}${POWER}`,
       timeoutMs: RACK_TIMEOUT_MS,
     });
-    if (load.errors > 0) throw new Error(`rack: ${load.errors} failed requests, first: ${load.firstError}`);
+    if (load.errors > 0) {
+      throw new Error(`rack: ${load.errors} failed requests, first: ${load.firstError}`);
+    }
     const after = memoryOf(child.pid);
     const summary = await getJson(`${origin}/rack`);
-    process.stderr.write(`bench: rack: ${summary.started}/${boards} boards started in ${(load.elapsedMs / 1000).toFixed(1)} s, RSS ${mb(after.rss)}\n`);
+    process.stderr.write(
+      `bench: rack: ${summary.started}/${boards} boards started in ${(load.elapsedMs / 1000).toFixed(1)} s, RSS ${mb(after.rss)}\n`,
+    );
     return {
       boards,
       started: summary.started,
@@ -214,14 +260,37 @@ function report(result) {
   const mark = (ok) => (ok ? 'met' : 'MISSED');
   const rows = [];
   const add = (metric, fmt, key, ratioKey, target, ok) =>
-    rows.push([metric, fmt(b[key]), fmt(a[key]), x(result.ratios.agent[ratioKey]), fmt(t[key]), x(result.ratios.agentBearer[ratioKey]), target, ok]);
+    rows.push([
+      metric,
+      fmt(b[key]),
+      fmt(a[key]),
+      x(result.ratios.agent[ratioKey]),
+      fmt(t[key]),
+      x(result.ratios.agentBearer[ratioKey]),
+      target,
+      ok,
+    ]);
   const va = result.verdicts.agent;
   const vt = result.verdicts.agentBearer;
   add('RSS after start', mb, 'rssStart', 'rssStart', `≤ ${TARGET.rss}×`, `${mark(va.rssStart)} / ${mark(vt.rssStart)}`);
-  add(`RSS after ${WARMUP}+${REQUESTS} req`, mb, 'rssAfter', 'rssAfter', `≤ ${TARGET.rss}×`, `${mark(va.rssAfter)} / ${mark(vt.rssAfter)}`);
+  add(
+    `RSS after ${WARMUP}+${REQUESTS} req`,
+    mb,
+    'rssAfter',
+    'rssAfter',
+    `≤ ${TARGET.rss}×`,
+    `${mark(va.rssAfter)} / ${mark(vt.rssAfter)}`,
+  );
   add('cold start → first answer', ms, 'coldStartMs', 'coldStart', '—', '');
   add('CPU used by start', (v) => `${v.toFixed(0)} ms`, 'startCpuMs', 'startCpu', '—', '');
-  add('throughput', rate, 'rps', 'throughput', `≥ ${TARGET.throughput}×`, `${mark(va.throughput)} / ${mark(vt.throughput)}`);
+  add(
+    'throughput',
+    rate,
+    'rps',
+    'throughput',
+    `≥ ${TARGET.throughput}×`,
+    `${mark(va.throughput)} / ${mark(vt.throughput)}`,
+  );
   add('server CPU per request', (v) => `${v.toFixed(0)} µs`, 'cpuUsPerRequest', 'cpuPerRequest', '—', '');
   add('p50 latency', ms, 'p50', 'p50', '—', '');
   add('p99 latency', ms, 'p99', 'p99', '—', '');
@@ -231,7 +300,19 @@ function report(result) {
     `GET ${POWER}, ${REQUESTS} timed requests after ${WARMUP} warm-up, ${CONCURRENCY} keep-alive connections (undici Pool); ` +
       `median of ${ROUNDS} round(s), each a fresh process`,
     '',
-    table(['metric', 'bare node:http', 'agent (loopback)', 'ratio', 'agent (Bearer)', 'ratio', 'target', 'loopback / Bearer'], rows),
+    table(
+      [
+        'metric',
+        'bare node:http',
+        'agent (loopback)',
+        'ratio',
+        'agent (Bearer)',
+        'ratio',
+        'target',
+        'loopback / Bearer',
+      ],
+      rows,
+    ),
   ];
   if (rack) {
     lines.push(
@@ -242,7 +323,11 @@ function report(result) {
           ['boards started', `${rack.started} / ${rack.boards}`, ''],
           ['cold start → first answer', ms(rack.coldStartMs), ''],
           ['RSS after start', mb(rack.rssStart), ''],
-          ['time to touch every board', `${(rack.touchMs / 1000).toFixed(1)} s (${rack.boardsPerSecond.toFixed(0)} boards/s)`, ''],
+          [
+            'time to touch every board',
+            `${(rack.touchMs / 1000).toFixed(1)} s (${rack.boardsPerSecond.toFixed(0)} boards/s)`,
+            '',
+          ],
           ['RSS after every board touched', mb(rack.rssAfter), `< 1024 MB: ${mark(result.verdicts.rack)}`],
           ['RSS peak (VmHWM)', mb(rack.rssPeak), ''],
           ['per board', `${(rack.bytesPerBoard / 1024).toFixed(1)} KB`, ''],
@@ -252,8 +337,14 @@ function report(result) {
   }
   const spread = (runs, key, fmt) => runs.map((r) => fmt(r[key])).join(', ');
   lines.push('', 'per round (throughput | p99 | RSS after):');
-  for (const [name, list] of [['bare', result.runs.baseline], ['agent', result.runs.agent], ['Bearer', result.runs.agentBearer]]) {
-    lines.push(`  ${name.padEnd(6)} ${spread(list, 'rps', rate)} | ${spread(list, 'p99', ms)} | ${spread(list, 'rssAfter', mb)}`);
+  for (const [name, list] of [
+    ['bare', result.runs.baseline],
+    ['agent', result.runs.agent],
+    ['Bearer', result.runs.agentBearer],
+  ]) {
+    lines.push(
+      `  ${name.padEnd(6)} ${spread(list, 'rps', rate)} | ${spread(list, 'p99', ms)} | ${spread(list, 'rssAfter', mb)}`,
+    );
   }
   return lines.join('\n');
 }
@@ -267,10 +358,28 @@ function agentStateDir(label, deadOrigin) {
   const dir = stateDir(label);
   mkdirSync(join(dir, 'overlay'), { recursive: true });
   const sources = [
-    { id: 'fork', kind: 'github', label: 'excavador-turing (this fork)', location: 'excavador-turing/BMC-Firmware', enabled: true },
+    {
+      id: 'fork',
+      kind: 'github',
+      label: 'excavador-turing (this fork)',
+      location: 'excavador-turing/BMC-Firmware',
+      enabled: true,
+    },
     { id: 'local', kind: 'local', label: 'SD card', location: '/mnt/sdcard/firmware', enabled: true },
-    { id: 'turingpi', kind: 'github', label: 'Turing Pi (official releases)', location: 'turing-machines/BMC-Firmware', enabled: true },
-    { id: 'turingpi-http', kind: 'http', label: 'Turing Pi (firmware.turingpi.com)', location: `${deadOrigin}/turing-pi2`, enabled: true },
+    {
+      id: 'turingpi',
+      kind: 'github',
+      label: 'Turing Pi (official releases)',
+      location: 'turing-machines/BMC-Firmware',
+      enabled: true,
+    },
+    {
+      id: 'turingpi-http',
+      kind: 'http',
+      label: 'Turing Pi (firmware.turingpi.com)',
+      location: `${deadOrigin}/turing-pi2`,
+      enabled: true,
+    },
   ];
   writeFileSync(join(dir, 'overlay', 'firmware-sources.json'), JSON.stringify({ sources }));
   return dir;
@@ -278,7 +387,9 @@ function agentStateDir(label, deadOrigin) {
 
 const median = (values) => {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
+  if (sorted.length === 0) {
+    return NaN;
+  }
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
@@ -287,7 +398,9 @@ const median = (values) => {
 function medianOf(runs) {
   const out = { label: runs[0].label, rounds: runs.length };
   for (const key of Object.keys(runs[0])) {
-    if (typeof runs[0][key] === 'number') out[key] = median(runs.map((r) => r[key]));
+    if (typeof runs[0][key] === 'number') {
+      out[key] = median(runs.map((r) => r[key]));
+    }
   }
   return out;
 }
@@ -306,8 +419,15 @@ async function main() {
     runs.baseline.push(await measureServer('bare node:http', (port) => [BARE_SERVER, String(port)]));
     runs.agent.push(
       await measureServer('agent --trust-loopback', (port) => [
-        AGENT_BIN, '--simulate', '--port', String(port), '--state-dir', agentStateDir('agent', deadOrigin),
-        '--github-api-url', deadOrigin, '--trust-loopback',
+        AGENT_BIN,
+        '--simulate',
+        '--port',
+        String(port),
+        '--state-dir',
+        agentStateDir('agent', deadOrigin),
+        '--github-api-url',
+        deadOrigin,
+        '--trust-loopback',
       ]),
     );
     // Without --trust-loopback the first answer to an anonymous GET is the 401 challenge: still the server answering.
@@ -315,8 +435,14 @@ async function main() {
       await measureServer(
         'agent Bearer',
         (port) => [
-          AGENT_BIN, '--simulate', '--port', String(port), '--state-dir', agentStateDir('agent-bearer', deadOrigin),
-          '--github-api-url', deadOrigin,
+          AGENT_BIN,
+          '--simulate',
+          '--port',
+          String(port),
+          '--state-dir',
+          agentStateDir('agent-bearer', deadOrigin),
+          '--github-api-url',
+          deadOrigin,
         ],
         { ready: { path: POWER, statuses: [200, 401] }, login: true },
       ),
@@ -332,7 +458,14 @@ async function main() {
     date: new Date().toISOString(),
     command,
     machine,
-    options: { requests: REQUESTS, concurrency: CONCURRENCY, warmup: WARMUP, rounds: ROUNDS, rackBoards: RACK_BOARDS, rackConcurrency: RACK_CONCURRENCY },
+    options: {
+      requests: REQUESTS,
+      concurrency: CONCURRENCY,
+      warmup: WARMUP,
+      rounds: ROUNDS,
+      rackBoards: RACK_BOARDS,
+      rackConcurrency: RACK_CONCURRENCY,
+    },
     targets: { rssRatioMax: TARGET.rss, throughputRatioMin: TARGET.throughput, rackBytesMax: TARGET.rackBytes },
     baseline,
     agent,

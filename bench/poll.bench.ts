@@ -33,7 +33,11 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
   const rack = await startRack(BOARDS, ['--trust-loopback']);
   const app = await startTestApp({
     redisUrl: testEnv.redisUrl ?? undefined,
-    env: { POLL_INTERVAL_SECONDS: String(INTERVAL), POLL_CONCURRENCY: process.env.BENCH_CONCURRENCY ?? '64', POLL_TIMEOUT_MS: '5000' },
+    env: {
+      POLL_INTERVAL_SECONDS: String(INTERVAL),
+      POLL_CONCURRENCY: process.env.BENCH_CONCURRENCY ?? '64',
+      POLL_TIMEOUT_MS: '5000',
+    },
   });
   const api = apiClient(app.baseUrl);
   const lines: string[] = [];
@@ -53,10 +57,16 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       }),
     );
     await warm.close();
-    lines.push(`Rack warm-up: ${BOARDS} simulated boards started in ${((performance.now() - w0) / 1000).toFixed(0)} s.`, '');
+    lines.push(
+      `Rack warm-up: ${BOARDS} simulated boards started in ${((performance.now() - w0) / 1000).toFixed(0)} s.`,
+      '',
+    );
     for (let i = 0; i < BOARDS; i += 1000) {
       const res = await api('POST', '/api/v1/boards/bulk', {
-        boards: Array.from({ length: Math.min(1000, BOARDS - i) }, (_, k) => ({ name: `b${i + k + 1}`, base_url: rack.boardUrl(i + k + 1) })),
+        boards: Array.from({ length: Math.min(1000, BOARDS - i) }, (_, k) => ({
+          name: `b${i + k + 1}`,
+          base_url: rack.boardUrl(i + k + 1),
+        })),
       });
       expect(res.status).toBe(201);
     }
@@ -151,7 +161,10 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const base = {
       rate: basePolls / bwall,
       cpuPer1000: ((bcpu.user + bcpu.system) / 1e6 / basePolls) * 1000,
-      p99: p(baseStaleness.filter((s) => s !== Infinity), 0.99),
+      p99: p(
+        baseStaleness.filter((s) => s !== Infinity),
+        0.99,
+      ),
     };
 
     const f = (n: number, d = 1) => n.toFixed(d);

@@ -11,7 +11,9 @@ const server = createServer((req, res) => {
   res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
   res.end(body);
 });
-server.listen(port, host, () => process.stdout.write(`bare server listening on http://${host}:${server.address().port}\n`));
+server.listen(port, host, () =>
+  process.stdout.write(`bare server listening on http://${host}:${server.address().port}\n`),
+);
 const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

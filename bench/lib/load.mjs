@@ -3,7 +3,9 @@
 import { Pool } from 'undici';
 
 export function percentile(sorted, q) {
-  if (sorted.length === 0) return NaN;
+  if (sorted.length === 0) {
+    return NaN;
+  }
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
@@ -26,9 +28,17 @@ export async function drive(origin, { total, concurrency, pathOf, headers = {}, 
           const i = next++;
           const t0 = performance.now();
           try {
-            const res = await pool.request({ path: pathOf(i), method: 'GET', headers, headersTimeout: 30_000, bodyTimeout: 30_000 });
+            const res = await pool.request({
+              path: pathOf(i),
+              method: 'GET',
+              headers,
+              headersTimeout: 30_000,
+              bodyTimeout: 30_000,
+            });
             const text = await res.body.text();
-            if (res.statusCode !== 200) throw new Error(`${pathOf(i)} → ${res.statusCode} ${text.slice(0, 200)}`);
+            if (res.statusCode !== 200) {
+              throw new Error(`${pathOf(i)} → ${res.statusCode} ${text.slice(0, 200)}`);
+            }
           } catch (err) {
             errors.push(err instanceof Error ? err.message : String(err));
             continue;

@@ -10,7 +10,9 @@ const children = new Set();
 
 function killAll() {
   for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+    }
   }
 }
 process.on('exit', killAll);
@@ -28,7 +30,9 @@ export function spawnNode(args, { cwd } = {}) {
   children.add(child);
   let output = '';
   const keep = (chunk) => {
-    if (output.length < 64_000) output += chunk;
+    if (output.length < 64_000) {
+      output += chunk;
+    }
   };
   child.stdout.setEncoding('utf8').on('data', keep);
   child.stderr.setEncoding('utf8').on('data', keep);
@@ -39,7 +43,9 @@ export function spawnNode(args, { cwd } = {}) {
 
 /** SIGTERM, then SIGKILL if the child has not exited within `graceMs`. */
 export async function stopChild(child, graceMs = 10_000) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -96,9 +102,13 @@ export async function waitForOk(url, child, { timeoutMs = 30_000, intervalMs = 2
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before answering ${url}:\n${child.output()}`);
+      throw new Error(
+        `server exited (${child.exitCode ?? child.signalCode}) before answering ${url}:\n${child.output()}`,
+      );
     }
-    if (statuses.includes(await getStatus(url, 1000))) return performance.now();
+    if (statuses.includes(await getStatus(url, 1000))) {
+      return performance.now();
+    }
     await sleep(intervalMs);
   }
   throw new Error(`no ${statuses.join('/')} from ${url} within ${timeoutMs} ms:\n${child.output()}`);

@@ -1,4 +1,10 @@
-import { type CallHandler, type ExecutionContext, HttpException, Injectable, type NestInterceptor } from '@nestjs/common';
+import {
+  type CallHandler,
+  type ExecutionContext,
+  HttpException,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
 import type { RequestWithActor } from './auth.decorators.js';

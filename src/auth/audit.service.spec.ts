@@ -12,7 +12,12 @@ describe('audit redaction', () => {
       },
     };
     expect(redact(detail)).toEqual({
-      body: { name: 'b1', credentials: '[redacted]', nested: [{ api_token: '[redacted]', keep: 1 }], secretKey: '[redacted]' },
+      body: {
+        name: 'b1',
+        credentials: '[redacted]',
+        nested: [{ api_token: '[redacted]', keep: 1 }],
+        secretKey: '[redacted]',
+      },
     });
   });
 });

@@ -35,7 +35,13 @@ export class TokensRepository {
   }
 
   /** Inserts unless a token with this hash already exists (revoked or not): a revoked bootstrap stays revoked. */
-  async insertIfAbsent(data: { name: string; role: Role; tokenHash: string; prefix: string; createdBy: string | null }) {
+  async insertIfAbsent(data: {
+    name: string;
+    role: Role;
+    tokenHash: string;
+    prefix: string;
+    createdBy: string | null;
+  }) {
     await this.prisma.apiToken.upsert({ where: { tokenHash: data.tokenHash }, create: data, update: {} });
   }
 

@@ -26,7 +26,9 @@ import { TimelineService } from './timeline.service.js';
 const ZTimelineQuerySchema = ZPageQuerySchema.extend({
   kind: z
     .string()
-    .regex(/^[a-z_]+(,[a-z_]+)*$/, { error: 'comma-separated kinds: state, poll_failed, facts, config, job, alert, user_action' })
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, {
+      error: 'comma-separated kinds: state, poll_failed, facts, config, job, alert, user_action',
+    })
     .optional()
     .describe('Only these kinds'),
 }).strict();
@@ -56,7 +58,11 @@ export class BoardsController {
 
   @Get()
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'List boards (filters, label selector, cursor pagination, sorting)', tags: ['boards'], response: ZBoardPageSchema })
+  @ApiDoc({
+    summary: 'List boards (filters, label selector, cursor pagination, sorting)',
+    tags: ['boards'],
+    response: ZBoardPageSchema,
+  })
   list(@Query({ schema: ZBoardListQuerySchema }) query: TBoardListQuery) {
     return this.boards.list(query);
   }
@@ -64,7 +70,11 @@ export class BoardsController {
   @Post()
   @HttpCode(201)
   @RequireRole('admin')
-  @ApiDoc({ summary: 'Register one board (detects its dialect and polls it at once)', tags: ['boards'], response: ZBoardDetailSchema })
+  @ApiDoc({
+    summary: 'Register one board (detects its dialect and polls it at once)',
+    tags: ['boards'],
+    response: ZBoardDetailSchema,
+  })
   register(@Body({ schema: ZBoardCreateSchema }) body: TBoardCreate) {
     return this.boards.register(body);
   }
@@ -84,7 +94,10 @@ export class BoardsController {
   @Post('scan')
   @RequireRole('admin')
   @HttpCode(200)
-  @ApiDoc({ summary: 'Probe an explicit address range (≤ 1024 candidates) and register what answers', tags: ['boards'] })
+  @ApiDoc({
+    summary: 'Probe an explicit address range (≤ 1024 candidates) and register what answers',
+    tags: ['boards'],
+  })
   scan(@Body({ schema: ZBoardScanSchema }) body: TBoardScan) {
     return this.boards.scan(body);
   }
@@ -103,22 +116,37 @@ export class BoardsController {
 
   @Get(':id')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'One board with its latest health, thermal, firmware and slots', tags: ['boards'], response: ZBoardDetailSchema })
+  @ApiDoc({
+    summary: 'One board with its latest health, thermal, firmware and slots',
+    tags: ['boards'],
+    response: ZBoardDetailSchema,
+  })
   get(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
     return this.boards.get(params.id);
   }
 
   @Patch(':id')
   @RequireRole('admin')
-  @ApiDoc({ summary: 'Update a board (labels, address, credentials, interval, ...)', tags: ['boards'], response: ZBoardDetailSchema })
-  update(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }, @Body({ schema: ZBoardUpdateSchema }) body: TBoardUpdate) {
+  @ApiDoc({
+    summary: 'Update a board (labels, address, credentials, interval, ...)',
+    tags: ['boards'],
+    response: ZBoardDetailSchema,
+  })
+  update(
+    @Param({ schema: ZBoardIdParamSchema }) params: { id: string },
+    @Body({ schema: ZBoardUpdateSchema }) body: TBoardUpdate,
+  ) {
     return this.boards.update(params.id, body);
   }
 
   @Post(':id/decommission')
   @RequireRole('admin')
   @HttpCode(200)
-  @ApiDoc({ summary: 'Stop polling for good, keep history, cancel pending jobs', tags: ['boards'], response: ZBoardDetailSchema })
+  @ApiDoc({
+    summary: 'Stop polling for good, keep history, cancel pending jobs',
+    tags: ['boards'],
+    response: ZBoardDetailSchema,
+  })
   decommission(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
     return this.boards.decommission(params.id);
   }
@@ -134,14 +162,22 @@ export class BoardsController {
   @Post(':id/poll')
   @RequireRole('operator')
   @HttpCode(200)
-  @ApiDoc({ summary: 'Poll the board now (health, thermal, firmware, about)', tags: ['boards'], response: ZBoardDetailSchema })
+  @ApiDoc({
+    summary: 'Poll the board now (health, thermal, firmware, about)',
+    tags: ['boards'],
+    response: ZBoardDetailSchema,
+  })
   poll(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
     return this.boards.pollNow(params.id);
   }
 
   @Get(':id/timeline')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'State transitions, failed polls, jobs, config changes, alerts and user actions; newest first', tags: ['boards'], response: ZTimelinePageSchema })
+  @ApiDoc({
+    summary: 'State transitions, failed polls, jobs, config changes, alerts and user actions; newest first',
+    tags: ['boards'],
+    response: ZTimelinePageSchema,
+  })
   async timelinePage(
     @Param({ schema: ZBoardIdParamSchema }) params: { id: string },
     @Query({ schema: ZTimelineQuerySchema }) query: z.infer<typeof ZTimelineQuerySchema>,
@@ -159,7 +195,9 @@ export class BoardsController {
   ) {
     await this.boards.require(params.id);
     const to = query.to ? new Date(query.to) : new Date();
-    const from = query.from ? new Date(query.from) : new Date(to.getTime() - (query.resolution === 'raw' ? 3600e3 : 86400e3));
+    const from = query.from
+      ? new Date(query.from)
+      : new Date(to.getTime() - (query.resolution === 'raw' ? 3600e3 : 86400e3));
     const rows = await this.history.thermalHistory(params.id, query.resolution, from, to, query.sensor, query.limit);
     return {
       resolution: query.resolution,

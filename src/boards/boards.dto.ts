@@ -107,7 +107,10 @@ export const ZBoardScanSchema = z
       .describe('Path prefixes before /api/bmc (a rack serves several boards on one address)'),
     credentials: ZCredentialsInputSchema.optional(),
     labels: ZLabelsSchema.optional(),
-    name_prefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/).default('board'),
+    name_prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+      .default('board'),
     dry_run: z.boolean().default(false).describe('Report what answers without registering'),
   })
   .meta({ id: 'BoardScan' });

@@ -9,7 +9,14 @@ import type { Board } from '../generated/prisma/client.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { factsOf, PollingWorker } from '../polling/polling.worker.js';
 import { BoardClientsService } from './board-clients.service.js';
-import type { TBoard, TBoardCreate, TBoardListQuery, TBoardScan, TBoardUpdate, TCredentialsInput } from './boards.dto.js';
+import type {
+  TBoard,
+  TBoardCreate,
+  TBoardListQuery,
+  TBoardScan,
+  TBoardUpdate,
+  TCredentialsInput,
+} from './boards.dto.js';
 import { toBoardDetailDto, toBoardDto } from './boards.mapper.js';
 import {
   BoardConflictError,
@@ -150,7 +157,10 @@ export class BoardsService implements OnApplicationBootstrap {
         // first firmware check over (at most) ten minutes, so a thousand new boards do not all ask at once.
         nextPollAt: new Date(now + Math.random() * options.spreadSeconds * 1000),
         nextSlowPollAt: new Date(
-          now + (options.spreadSeconds > 0 ? Math.random() * Math.min(this.config.polling.slowIntervalSeconds, 600) * 1000 : 0),
+          now +
+            (options.spreadSeconds > 0
+              ? Math.random() * Math.min(this.config.polling.slowIntervalSeconds, 600) * 1000
+              : 0),
         ),
       };
     });
@@ -177,7 +187,9 @@ export class BoardsService implements OnApplicationBootstrap {
   async update(id: string, input: TBoardUpdate) {
     const board = await this.require(id);
     if (board.decommissionedAt) {
-      throw new ProblemException(409, `board ${board.name} is decommissioned; only delete is possible`, { board_id: id });
+      throw new ProblemException(409, `board ${board.name} is decommissioned; only delete is possible`, {
+        board_id: id,
+      });
     }
     const patch: BoardPatch = {
       name: input.name,
@@ -262,7 +274,12 @@ export class BoardsService implements OnApplicationBootstrap {
       return this.get(id);
     }
     const now = new Date();
-    await this.boards.update(id, { state: 'decommissioned', stateSince: now, decommissionedAt: now, stateReason: 'decommissioned' });
+    await this.boards.update(id, {
+      state: 'decommissioned',
+      stateSince: now,
+      decommissionedAt: now,
+      stateReason: 'decommissioned',
+    });
     const actionIds = await this.actions.cancelPendingForBoard(id);
     const queue = this.jobs.queue(nodeActionJob.queue);
     await Promise.all(actionIds.map((a) => queue.remove(`node-action:${a}:${id}`).catch(() => 0)));
@@ -343,9 +360,9 @@ export class BoardsService implements OnApplicationBootstrap {
         credentials: input.credentials,
       }));
       const facts = new Map(fresh.map((f, i) => [i, f.detected] as const));
-      registered = (await this.create(inputs, { spreadSeconds: Math.min(this.config.polling.intervalSeconds, 15), facts })).map(
-        (b) => toBoardDto(b),
-      );
+      registered = (
+        await this.create(inputs, { spreadSeconds: Math.min(this.config.polling.intervalSeconds, 15), facts })
+      ).map((b) => toBoardDto(b));
     }
     return {
       dry_run: input.dry_run,
@@ -394,7 +411,10 @@ export function expandRange(from: string, to: string): string[] {
     throw new ProblemException(400, `the range ${from}–${to} runs backwards`);
   }
   if (b - a + 1 > MAX_SCAN_CANDIDATES) {
-    throw new ProblemException(400, `the range ${from}–${to} holds ${b - a + 1} addresses; at most ${MAX_SCAN_CANDIDATES}`);
+    throw new ProblemException(
+      400,
+      `the range ${from}–${to} holds ${b - a + 1} addresses; at most ${MAX_SCAN_CANDIDATES}`,
+    );
   }
   for (const n of [a, b]) {
     const first = n >>> 24;

@@ -24,7 +24,10 @@ export class NodeActionsController {
     summary: 'Power on/off, reset, USB mode or USB boot of one node (1-4); 409 if the board’s dialect cannot',
     tags: ['nodes'],
   })
-  one(@Param({ schema: ZNodeParamsSchema }) params: { id: string; node: number }, @Body({ schema: ZNodeActionSchema }) body: TNodeAction) {
+  one(
+    @Param({ schema: ZNodeParamsSchema }) params: { id: string; node: number },
+    @Body({ schema: ZNodeActionSchema }) body: TNodeAction,
+  ) {
     return this.actions.runOne(params.id, params.node, body);
   }
 
@@ -43,7 +46,11 @@ export class NodeActionsController {
 
   @Get('node-actions/:id')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'A bulk node action with its per-board results', tags: ['nodes'], response: ZBulkActionResultSchema })
+  @ApiDoc({
+    summary: 'A bulk node action with its per-board results',
+    tags: ['nodes'],
+    response: ZBulkActionResultSchema,
+  })
   get(@Param({ schema: ZActionIdParamSchema }) params: { id: string }) {
     return this.actions.get(params.id);
   }

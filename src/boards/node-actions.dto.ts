@@ -48,7 +48,9 @@ export const ZBulkPlanEntrySchema = z.object({
   dialect: z.string().nullable(),
   version: z.string().nullable(),
   nodes: z.array(z.number().int()),
-  status: z.string().describe('dry run: will_run | refused; otherwise pending | running | succeeded | failed | refused | cancelled'),
+  status: z
+    .string()
+    .describe('dry run: will_run | refused; otherwise pending | running | succeeded | failed | refused | cancelled'),
   error: z.string().nullable(),
 });
 

@@ -11,7 +11,13 @@ export class NodeActionsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   async create(
-    action: { action: string; params: Record<string, unknown>; selector: string | null; actor: string; requestId: string | null },
+    action: {
+      action: string;
+      params: Record<string, unknown>;
+      selector: string | null;
+      actor: string;
+      requestId: string | null;
+    },
     results: Array<{ boardId: string; nodes: number[]; status: string; error: string | null }>,
   ): Promise<NodeAction> {
     return this.prisma.nodeAction.create({
@@ -44,7 +50,13 @@ export class NodeActionsRepository {
     return count === 1;
   }
 
-  async finish(actionId: string, boardId: string, status: 'succeeded' | 'failed', error: string | null, result?: unknown) {
+  async finish(
+    actionId: string,
+    boardId: string,
+    status: 'succeeded' | 'failed',
+    error: string | null,
+    result?: unknown,
+  ) {
     await this.prisma.nodeActionResult.update({
       where: { actionId_boardId: { actionId, boardId } },
       data: { status, error, result: result as Prisma.InputJsonValue | undefined, finishedAt: new Date() },

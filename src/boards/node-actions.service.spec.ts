@@ -24,7 +24,11 @@ describe('node action refusals (dialect and capability matrix)', () => {
   it('refuses what the capability matrix does not list, naming dialect and version', () => {
     const without = (op: string) => (d: Parameters<typeof capabilities>[0], v?: string) =>
       new Set([...capabilities(d, v)].filter((id) => id !== op));
-    const reason = refusalReason(board({ dialect: 'fork', daemonVersion: '2.20.0' }), 'usb_boot', without('postUsbBoot'));
+    const reason = refusalReason(
+      board({ dialect: 'fork', daemonVersion: '2.20.0' }),
+      'usb_boot',
+      without('postUsbBoot'),
+    );
     expect(reason).toMatch(/fork daemon 2\.20\.0/);
     expect(reason).toMatch(/postUsbBoot/);
   });

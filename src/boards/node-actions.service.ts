@@ -70,7 +70,11 @@ async function perform(client: BoardClient, action: NodeActionName, node: number
     case 'reset':
       return client.call('postReset', { node: n }, options);
     case 'usb_mode':
-      return client.call('postUsb', { node: n, mode: String(USB_MODE_BITS[usb!.mode] | (usb!.route === 'Bmc' ? 4 : 0)) }, options);
+      return client.call(
+        'postUsb',
+        { node: n, mode: String(USB_MODE_BITS[usb!.mode] | (usb!.route === 'Bmc' ? 4 : 0)) },
+        options,
+      );
     case 'usb_boot':
       return client.call('postUsbBoot', { node: n }, options);
   }
@@ -122,7 +126,11 @@ export class NodeActionsService {
       }
       throw err;
     }
-    await this.timeline.record(board.id, 'job', `${input.action} node ${node}: done`, { action: input.action, node, usb: input.usb });
+    await this.timeline.record(board.id, 'job', `${input.action} node ${node}: done`, {
+      action: input.action,
+      node,
+      usb: input.usb,
+    });
     return { board_id: board.id, node, action: input.action, status: 'succeeded' as const };
   }
 
@@ -149,7 +157,15 @@ export class NodeActionsService {
     const summary = (entries: Array<{ status: string }>) =>
       entries.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e.status]: (acc[e.status] ?? 0) + 1 }), {});
     if (input.dry_run) {
-      return { id: null, action: input.action, selector: input.selector, dry_run: true, created_at: null, summary: summary(plan), boards: plan };
+      return {
+        id: null,
+        action: input.action,
+        selector: input.selector,
+        dry_run: true,
+        created_at: null,
+        summary: summary(plan),
+        boards: plan,
+      };
     }
     const created = await this.repository.create(
       {
@@ -206,7 +222,10 @@ export class NodeActionsService {
       selector: action.selector,
       dry_run: false,
       created_at: action.createdAt.toISOString(),
-      summary: boards.reduce<Record<string, number>>((acc, b) => ({ ...acc, [b.status]: (acc[b.status] ?? 0) + 1 }), {}),
+      summary: boards.reduce<Record<string, number>>(
+        (acc, b) => ({ ...acc, [b.status]: (acc[b.status] ?? 0) + 1 }),
+        {},
+      ),
       boards,
     };
   }
@@ -240,7 +259,9 @@ export class NodeActionsService {
       }
     }
     const status = errors.length ? 'failed' : 'succeeded';
-    await this.repository.finish(actionId, boardId, status, errors.length ? errors.join('; ') : null, { nodes: row.nodes });
+    await this.repository.finish(actionId, boardId, status, errors.length ? errors.join('; ') : null, {
+      nodes: row.nodes,
+    });
     await this.timeline.record(boardId, 'job', `${action} nodes ${row.nodes.join(',')}: ${status}`, {
       action_id: actionId,
       errors,

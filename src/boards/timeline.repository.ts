@@ -21,7 +21,12 @@ export class TimelineRepository {
   }
 
   /** Newest first, keyset on id (ids grow with time within one table). */
-  list(boardId: string, beforeId: bigint | undefined, kinds: string[] | undefined, take: number): Promise<BoardEvent[]> {
+  list(
+    boardId: string,
+    beforeId: bigint | undefined,
+    kinds: string[] | undefined,
+    take: number,
+  ): Promise<BoardEvent[]> {
     return this.prisma.boardEvent.findMany({
       where: {
         boardId,
@@ -47,7 +52,13 @@ export class TimelineRepository {
         orderBy: { at: 'desc' },
         take,
       });
-      return rows.map((r) => ({ sensor: r.sensor, at: r.at, mean: r.temperatureC, min: r.temperatureC, max: r.temperatureC }));
+      return rows.map((r) => ({
+        sensor: r.sensor,
+        at: r.at,
+        mean: r.temperatureC,
+        min: r.temperatureC,
+        max: r.temperatureC,
+      }));
     }
     const rows = await this.prisma.thermalRollup.findMany({
       where: { boardId, bucket: { gte: from, lte: to }, ...(sensor ? { sensor } : {}) },

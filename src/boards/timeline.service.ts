@@ -51,7 +51,14 @@ export class TimelineService {
       ...events.map((e) => ({
         source: 'e' as const,
         rawId: e.id,
-        entry: { id: `event:${e.id}`, at: e.at.toISOString(), kind: e.kind, summary: e.summary, actor: null, detail: e.detail },
+        entry: {
+          id: `event:${e.id}`,
+          at: e.at.toISOString(),
+          kind: e.kind,
+          summary: e.summary,
+          actor: null,
+          detail: e.detail,
+        },
       })),
       ...audits.map((a) => ({
         source: 'a' as const,

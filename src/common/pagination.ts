@@ -31,9 +31,7 @@ export function decodeCursor(cursor: string | undefined): CursorPosition | undef
   }
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    const result = z
-      .object({ sort: z.union([z.string(), z.number(), z.null()]), id: z.string() })
-      .safeParse(parsed);
+    const result = z.object({ sort: z.union([z.string(), z.number(), z.null()]), id: z.string() }).safeParse(parsed);
     if (result.success) {
       return result.data;
     }

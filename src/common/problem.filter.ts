@@ -41,7 +41,11 @@ export class ProblemFilter implements ExceptionFilter {
     }
     // Fastify's own refusals (malformed JSON, unsupported media type, body too large) carry a 4xx statusCode.
     const fastifyError = exception as FastifyLikeError;
-    if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    if (
+      typeof fastifyError?.statusCode === 'number' &&
+      fastifyError.statusCode >= 400 &&
+      fastifyError.statusCode < 500
+    ) {
       return {
         type: 'about:blank',
         title: reasonPhrase(fastifyError.statusCode),

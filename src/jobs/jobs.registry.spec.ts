@@ -9,10 +9,13 @@ const handler = async () => undefined;
 
 describe('pairHandlers', () => {
   it('pairs each catalogued job with its one handler', () => {
-    const jobs = pairHandlers([ping, pong], [
-      { jobName: 'ping', owner: 'A.ping', handler },
-      { jobName: 'pong', owner: 'A.pong', handler },
-    ]);
+    const jobs = pairHandlers(
+      [ping, pong],
+      [
+        { jobName: 'ping', owner: 'A.ping', handler },
+        { jobName: 'pong', owner: 'A.pong', handler },
+      ],
+    );
     expect([...jobs.keys()].sort()).toEqual(['ping', 'pong']);
   });
 
@@ -24,11 +27,14 @@ describe('pairHandlers', () => {
 
   it('refuses two handlers for one job and a handler for an unknown job', () => {
     expect(() =>
-      pairHandlers([ping], [
-        { jobName: 'ping', owner: 'A.ping', handler },
-        { jobName: 'ping', owner: 'B.ping', handler },
-        { jobName: 'ghost', owner: 'C.ghost', handler },
-      ]),
+      pairHandlers(
+        [ping],
+        [
+          { jobName: 'ping', owner: 'A.ping', handler },
+          { jobName: 'ping', owner: 'B.ping', handler },
+          { jobName: 'ghost', owner: 'C.ghost', handler },
+        ],
+      ),
     ).toThrow(/two handlers: A.ping and B.ping[\s\S]*C.ghost handles "ghost"/);
   });
 });

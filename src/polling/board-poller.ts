@@ -107,7 +107,8 @@ export async function pollBoard(
       if (detected.dialect !== target.dialect || detected.version !== target.daemonVersion) {
         events.push({
           kind: 'facts',
-          summary: `${detected.dialect} daemon ${detected.version} (was ${target.dialect ?? 'unknown'} ${target.daemonVersion ?? ''})`.trim(),
+          summary:
+            `${detected.dialect} daemon ${detected.version} (was ${target.dialect ?? 'unknown'} ${target.daemonVersion ?? ''})`.trim(),
           detail: { dialect: detected.dialect, version: detected.version, firmware: detected.about.version },
         });
         await deps.saveFacts(target, detected);
@@ -190,7 +191,12 @@ export async function pollBoard(
     events.push({
       kind: 'state',
       summary: `${target.state} → ${step.state}${step.reason ? `: ${step.reason}` : ''}`,
-      detail: { from: target.state, to: step.state, reason: step.reason, consecutive_failures: step.consecutiveFailures },
+      detail: {
+        from: target.state,
+        to: step.state,
+        reason: step.reason,
+        consecutive_failures: step.consecutiveFailures,
+      },
     });
   }
   const thermal = reading.thermal as { sensors?: Array<{ name: string; temperature_c: number | null }> } | undefined;
@@ -204,8 +210,7 @@ export async function pollBoard(
     stateReason: step.reason,
     consecutiveFailures: step.consecutiveFailures,
     nextPollAt: step.nextPollInSeconds === null ? null : new Date(polledAt.getTime() + step.nextPollInSeconds * 1000),
-    bannedUntil:
-      outcome.kind === 'banned' ? new Date(polledAt.getTime() + outcome.retryAfterSeconds * 1000) : null,
+    bannedUntil: outcome.kind === 'banned' ? new Date(polledAt.getTime() + outcome.retryAfterSeconds * 1000) : null,
     aboutDue,
     reading: Object.keys(reading).length ? reading : null,
     thermalSamples: (thermal?.sensors ?? [])
@@ -214,4 +219,3 @@ export async function pollBoard(
     events,
   };
 }
-

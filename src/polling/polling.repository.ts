@@ -138,10 +138,21 @@ export class PollingRepository {
         };
       });
     const samples = writes.flatMap((w) =>
-      w.thermalSamples.map((s) => ({ id: w.boardId, sensor: s.sensor, at: w.polledAt.toISOString(), t: s.temperatureC })),
+      w.thermalSamples.map((s) => ({
+        id: w.boardId,
+        sensor: s.sensor,
+        at: w.polledAt.toISOString(),
+        t: s.temperatureC,
+      })),
     );
     const events = writes.flatMap((w) =>
-      w.events.map((e) => ({ id: w.boardId, at: w.polledAt.toISOString(), kind: e.kind, summary: e.summary, detail: e.detail ?? null })),
+      w.events.map((e) => ({
+        id: w.boardId,
+        at: w.polledAt.toISOString(),
+        kind: e.kind,
+        summary: e.summary,
+        detail: e.detail ?? null,
+      })),
     );
 
     const statements = [

@@ -3,7 +3,13 @@ import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { compactThermalJob, pollBatchJob } from './polling.jobs.js';
 import { PollingRepository } from './polling.repository.js';
-import { MAX_CLAIM_PER_TICK, MAX_WAITING_BATCHES, POLL_BATCH_SIZE, THERMAL_COMPACT_EVERY_MS, TICK_MS } from './polling.settings.js';
+import {
+  MAX_CLAIM_PER_TICK,
+  MAX_WAITING_BATCHES,
+  POLL_BATCH_SIZE,
+  THERMAL_COMPACT_EVERY_MS,
+  TICK_MS,
+} from './polling.settings.js';
 
 /**
  * The polling clock. Every second it claims the boards that are due and enqueues poll-batch jobs; it never talks

@@ -117,14 +117,21 @@ export class PollingWorker {
     }
     this.inFlight.add(target.id);
     try {
-      const write = await pollBoard(target, slow, reachabilityPolicy(this.config.polling, target.pollIntervalSeconds), deps);
+      const write = await pollBoard(
+        target,
+        slow,
+        reachabilityPolicy(this.config.polling, target.pollIntervalSeconds),
+        deps,
+      );
       if (write.state === 'credentials_invalid') {
         this.clients.markRefused(target);
       }
       return write;
     } catch (err) {
       // A bug or a corrupt credential must not sink the other boards of the batch.
-      this.logger.error(`poll of board ${target.id} failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`);
+      this.logger.error(
+        `poll of board ${target.id} failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`,
+      );
       return null;
     } finally {
       this.inFlight.delete(target.id);

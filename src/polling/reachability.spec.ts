@@ -1,4 +1,9 @@
-import { nextReachability, unreachableBackoffSeconds, type ReachabilityPolicy, type ReachabilitySnapshot } from './reachability.js';
+import {
+  nextReachability,
+  unreachableBackoffSeconds,
+  type ReachabilityPolicy,
+  type ReachabilitySnapshot,
+} from './reachability.js';
 
 const policy: ReachabilityPolicy = { intervalSeconds: 15, unreachableAfter: 3, maxBackoffSeconds: 600 };
 const noJitter = () => 0;
@@ -30,7 +35,13 @@ describe('reachability state machine', () => {
   });
 
   it('a partial poll is degraded and resets the failure count', () => {
-    const { states, last } = run(fresh, [fail, fail, { kind: 'partial', reason: 'http', message: '500 on /thermal' }, fail, fail]);
+    const { states, last } = run(fresh, [
+      fail,
+      fail,
+      { kind: 'partial', reason: 'http', message: '500 on /thermal' },
+      fail,
+      fail,
+    ]);
     expect(states).toEqual(['degraded', 'degraded', 'degraded', 'degraded', 'degraded']);
     expect(last.consecutiveFailures).toBe(2);
   });
@@ -60,7 +71,12 @@ describe('reachability state machine', () => {
   });
 
   it('honours Retry-After when banned', () => {
-    const step = nextReachability(fresh, { kind: 'banned', retryAfterSeconds: 60, message: 'banned' }, policy, noJitter);
+    const step = nextReachability(
+      fresh,
+      { kind: 'banned', retryAfterSeconds: 60, message: 'banned' },
+      policy,
+      noJitter,
+    );
     expect(step).toMatchObject({ state: 'banned', nextPollInSeconds: 60, stopsPolling: false });
   });
 

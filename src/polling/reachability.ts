@@ -85,7 +85,12 @@ export function nextReachability(
       return step('credentials_invalid', previous.consecutiveFailures, outcome.message);
     case 'banned':
       // Retry-After is the board's promise; a second of jitter keeps a banned rack from returning at once.
-      return step('banned', previous.consecutiveFailures, outcome.message, Math.max(1, outcome.retryAfterSeconds) + random());
+      return step(
+        'banned',
+        previous.consecutiveFailures,
+        outcome.message,
+        Math.max(1, outcome.retryAfterSeconds) + random(),
+      );
     case 'failed': {
       const failures = previous.consecutiveFailures + 1;
       const reason = `${outcome.reason}: ${outcome.message}`;

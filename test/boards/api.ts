@@ -55,5 +55,7 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 2000)}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 2000)}`,
+  );
 }

@@ -84,11 +84,18 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
   it('lists with label selectors, filters, sorting and cursor pagination', async () => {
     const r1 = await api('GET', '/api/v1/boards?selector=rack%3Dr1,role!%3Dspare&limit=500');
     expect(r1.body.items).toHaveLength(22); // 25 in r1 minus b1, b11, b21 (spares)
-    expect(r1.body.items.every((b: { labels: Record<string, string> }) => b.labels.rack === 'r1' && b.labels.role !== 'spare')).toBe(true);
+    expect(
+      r1.body.items.every(
+        (b: { labels: Record<string, string> }) => b.labels.rack === 'r1' && b.labels.role !== 'spare',
+      ),
+    ).toBe(true);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: ApiResponse = await api('GET', `/api/v1/boards?limit=7&sort=-name${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: ApiResponse = await api(
+        'GET',
+        `/api/v1/boards?limit=7&sort=-name${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(page.status).toBe(200);
       seen.push(...page.body.items.map((b: { name: string }) => b.name));
       cursor = page.body.next_cursor;
@@ -99,7 +106,9 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     expect((await api('GET', '/api/v1/boards?q=b4&limit=500')).body.items.map((b: { name: string }) => b.name)).toEqual(
       expect.arrayContaining(['b4', 'b40', 'b41', 'b42', 'b43', 'b44', 'b45', 'b46', 'b47', 'b48', 'b49']),
     );
-    expect((await api('GET', '/api/v1/boards?q=b17&limit=500')).body.items.map((b: { name: string }) => b.name)).toContain('b17');
+    expect(
+      (await api('GET', '/api/v1/boards?q=b17&limit=500')).body.items.map((b: { name: string }) => b.name),
+    ).toContain('b17');
   });
 
   it('tracks faults: latency stays online, errors and silence become unreachable, a bad password is tried once, a ban is honoured; all recover', async () => {
@@ -109,7 +118,13 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     // Bad password: an operator stores a wrong one. (A password changed on the board behind our back would cost the
     // board's ban counter two failures — the stale session token's 401, then the one login — so the exact count is
     // checked on this path.)
-    expect((await api('PATCH', `/api/v1/boards/${ids.get(5)}`, { credentials: { username: 'root', password: 'not-the-password' } })).status).toBe(200);
+    expect(
+      (
+        await api('PATCH', `/api/v1/boards/${ids.get(5)}`, {
+          credentials: { username: 'root', password: 'not-the-password' },
+        })
+      ).status,
+    ).toBe(200);
     // Ban: five failed logins from this address (the fleet manager's too) and board 6 answers 429 to everyone. Sent
     // at once: a successful poll in between would reset the board's failure counter.
     await waitFor(
@@ -125,7 +140,12 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     await waitFor(
       'fault states',
       () => states([2, 3, 4, 5, 6]),
-      (s) => s[2] === 'online' && s[3] === 'unreachable' && s[4] === 'unreachable' && s[5] === 'credentials_invalid' && s[6] === 'banned',
+      (s) =>
+        s[2] === 'online' &&
+        s[3] === 'unreachable' &&
+        s[4] === 'unreachable' &&
+        s[5] === 'credentials_invalid' &&
+        s[6] === 'banned',
       25_000,
     );
     const banned = await board(6);
@@ -146,7 +166,9 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
 
     // Healthy boards keep their freshness meanwhile.
     const list = await api('GET', '/api/v1/boards?limit=500&state=online');
-    const healthy = (list.body.items as Array<{ name: string; last_success_at: string }>).filter((b) => Number(b.name.slice(1)) >= 7);
+    const healthy = (list.body.items as Array<{ name: string; last_success_at: string }>).filter(
+      (b) => Number(b.name.slice(1)) >= 7,
+    );
     expect(healthy.length).toBe(BOARDS - 6);
     for (const b of healthy) {
       expect(Date.now() - new Date(b.last_success_at).getTime()).toBeLessThan(3 * INTERVAL_S * 1000);
@@ -159,15 +181,26 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     await rack.control('POST', '/rack/boards/6/reboot', {});
     await rack.control('POST', '/rack/boards/5/reboot', {});
     for (const i of [5, 6]) {
-      expect((await api('PATCH', `/api/v1/boards/${ids.get(i)}`, { credentials: { username: 'root', password: 'turing' } })).status).toBe(200);
+      expect(
+        (await api('PATCH', `/api/v1/boards/${ids.get(i)}`, { credentials: { username: 'root', password: 'turing' } }))
+          .status,
+      ).toBe(200);
     }
-    await waitFor('recovery', () => states([2, 3, 4, 5, 6]), (s) => Object.values(s).every((v) => v === 'online'), 25_000);
+    await waitFor(
+      'recovery',
+      () => states([2, 3, 4, 5, 6]),
+      (s) => Object.values(s).every((v) => v === 'online'),
+      25_000,
+    );
 
     // The timeline tells the story, newest first, paginated.
     const first = await api('GET', `/api/v1/boards/${ids.get(4)}/timeline?kind=state&limit=2`);
     expect(first.status).toBe(200);
     expect(first.body.items[0].summary).toMatch(/unreachable → online/);
-    const second = await api('GET', `/api/v1/boards/${ids.get(4)}/timeline?kind=state&limit=10&cursor=${first.body.next_cursor}`);
+    const second = await api(
+      'GET',
+      `/api/v1/boards/${ids.get(4)}/timeline?kind=state&limit=10&cursor=${first.body.next_cursor}`,
+    );
     const summaries = [...first.body.items, ...second.body.items].map((e: { summary: string }) => e.summary);
     expect(summaries.join('\n')).toMatch(/degraded → unreachable/);
     const times = [...first.body.items, ...second.body.items].map((e: { at: string }) => e.at);
@@ -218,7 +251,12 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
   }, 30_000);
 
   it('bulk node actions: a dry run lists exactly the boards and nodes, the real run is one job per board', async () => {
-    const dry = await api('POST', '/api/v1/node-actions', { action: 'power_on', selector: 'rack=r2,role!=spare', nodes: [1, 2], dry_run: true });
+    const dry = await api('POST', '/api/v1/node-actions', {
+      action: 'power_on',
+      selector: 'rack=r2,role!=spare',
+      nodes: [1, 2],
+      dry_run: true,
+    });
     expect(dry.status).toBe(202);
     expect(dry.body.id).toBeNull();
     const expected = Array.from({ length: 25 }, (_, k) => k + 26)
@@ -226,11 +264,19 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
       .map((i) => `b${i}`)
       .sort();
     expect(dry.body.boards.map((b: { name: string }) => b.name).sort()).toEqual(expected);
-    expect(dry.body.boards.every((b: { nodes: number[]; status: string }) => b.nodes.join() === '1,2' && b.status === 'will_run')).toBe(true);
+    expect(
+      dry.body.boards.every(
+        (b: { nodes: number[]; status: string }) => b.nodes.join() === '1,2' && b.status === 'will_run',
+      ),
+    ).toBe(true);
     const calls27 = await rack.control('GET', '/rack/boards/27/calls');
     expect(calls27.body.calls.postPower ?? 0).toBe(0); // the dry run sent nothing
 
-    const run = await api('POST', '/api/v1/node-actions', { action: 'power_on', selector: 'rack=r2,role!=spare', nodes: [2] });
+    const run = await api('POST', '/api/v1/node-actions', {
+      action: 'power_on',
+      selector: 'rack=r2,role!=spare',
+      nodes: [2],
+    });
     expect(run.status).toBe(202);
     const done = await waitFor(
       'bulk action',
@@ -241,7 +287,9 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     expect(done.value.body.summary).toEqual({ succeeded: expected.length });
     expect(await rack.metrics(27)).toMatch(/bmcd_node_power_state\{node="node2"\} 1/);
     const timeline = await api('GET', `/api/v1/boards/${ids.get(27)}/timeline?kind=job,user_action`);
-    expect(timeline.body.items.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['job', 'user_action']));
+    expect(timeline.body.items.map((e: { kind: string }) => e.kind)).toEqual(
+      expect.arrayContaining(['job', 'user_action']),
+    );
   }, 30_000);
 
   it('decommission stops polling and keeps history; delete removes the board', async () => {
@@ -251,7 +299,9 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     const polledAt = res.body.last_polled_at;
     await new Promise((r) => setTimeout(r, 2 * INTERVAL_S * 1000 + 200));
     expect((await board(50)).last_polled_at).toBe(polledAt);
-    expect((await api('GET', '/api/v1/boards?limit=500')).body.items.some((b: { id: string }) => b.id === id)).toBe(false);
+    expect((await api('GET', '/api/v1/boards?limit=500')).body.items.some((b: { id: string }) => b.id === id)).toBe(
+      false,
+    );
     expect((await api('GET', `/api/v1/boards/${id}/timeline`)).body.items.length).toBeGreaterThan(0);
     expect((await api('POST', `/api/v1/boards/${id}/nodes/1/actions`, { action: 'reset' })).status).toBe(409);
     expect((await api('DELETE', `/api/v1/boards/${id}`)).status).toBe(204);
@@ -266,7 +316,14 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     expect(metrics.body).toMatch(/tpfleet_queue_jobs\{queue="polling"/);
     const doc = await api('GET', '/api/openapi.json');
     expect(doc.status).toBe(200);
-    for (const path of ['/api/v1/boards', '/api/v1/boards/{id}', '/api/v1/boards/{id}/timeline', '/api/v1/node-actions', '/metrics', '/api/v1/tokens']) {
+    for (const path of [
+      '/api/v1/boards',
+      '/api/v1/boards/{id}',
+      '/api/v1/boards/{id}/timeline',
+      '/api/v1/node-actions',
+      '/metrics',
+      '/api/v1/tokens',
+    ]) {
       expect(doc.body.paths).toHaveProperty([path]);
     }
     const ref: string = doc.body.paths['/api/v1/boards'].post.requestBody.content['application/json'].schema.$ref;
@@ -278,7 +335,9 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
 
   it('refuses bad input on every endpoint with a 4xx problem, never a 500', async () => {
     const id = ids.get(1)!;
-    const cases: Array<[ApiResponse['status'] | 'any4xx', 'GET' | 'POST' | 'PATCH' | 'DELETE', string, unknown, string?]> = [
+    const cases: Array<
+      [ApiResponse['status'] | 'any4xx', 'GET' | 'POST' | 'PATCH' | 'DELETE', string, unknown, string?]
+    > = [
       [400, 'GET', '/api/v1/boards?limit=0', undefined],
       [400, 'GET', '/api/v1/boards?limit=abc', undefined],
       [400, 'GET', '/api/v1/boards?state=sleepy', undefined],
@@ -296,7 +355,17 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
       [400, 'POST', '/api/v1/boards', { name: 'x', base_url: 'http://127.0.0.1:1', extra: true }],
       [409, 'POST', '/api/v1/boards', { name: 'b1', base_url: 'http://127.0.0.1:1' }],
       [400, 'POST', '/api/v1/boards/bulk', { boards: [] }],
-      [409, 'POST', '/api/v1/boards/bulk', { boards: [{ name: 'dup', base_url: 'http://127.0.0.1:2' }, { name: 'dup', base_url: 'http://127.0.0.1:3' }] }],
+      [
+        409,
+        'POST',
+        '/api/v1/boards/bulk',
+        {
+          boards: [
+            { name: 'dup', base_url: 'http://127.0.0.1:2' },
+            { name: 'dup', base_url: 'http://127.0.0.1:3' },
+          ],
+        },
+      ],
       [400, 'POST', '/api/v1/boards/scan', { from: '127.0.0.1', to: '127.0.8.1' }],
       [400, 'POST', '/api/v1/boards/scan', { from: '224.0.0.1' }],
       [400, 'POST', '/api/v1/boards/scan', { from: 'not-an-ip' }],
@@ -325,6 +394,8 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     const unauthenticated = await api('GET', '/api/v1/boards', undefined, { token: null });
     expect(unauthenticated.status).toBe(401);
     const validation = await api('POST', '/api/v1/boards', { name: '', base_url: 'nope' });
-    expect(validation.body.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['name', 'base_url']));
+    expect(validation.body.errors.map((e: { path: string }) => e.path)).toEqual(
+      expect.arrayContaining(['name', 'base_url']),
+    );
   });
 });

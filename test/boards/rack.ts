@@ -21,7 +21,17 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(
     process.execPath,
-    ['apps/agent/bin/board-agent.js', 'rack', '--boards', String(boards), '--port', String(port), '--state-dir', stateDir, ...extraArgs],
+    [
+      'apps/agent/bin/board-agent.js',
+      'rack',
+      '--boards',
+      String(boards),
+      '--port',
+      String(port),
+      '--state-dir',
+      stateDir,
+      ...extraArgs,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const url = await new Promise<string>((resolve, reject) => {

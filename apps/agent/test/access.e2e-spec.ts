@@ -7,7 +7,11 @@ import { Agent, request } from 'undici';
 import { accountsOf, Authenticator } from '../src/auth/authenticator.js';
 import { createSimulatedBackend } from '../src/backend-factory.js';
 import { createAgentServer, type AgentServer } from '../src/server/server.js';
-import { createSimulatedServices, type ServiceOptions, type SimulatedServices } from '../src/services/board-services.js';
+import {
+  createSimulatedServices,
+  type ServiceOptions,
+  type SimulatedServices,
+} from '../src/services/board-services.js';
 import { AgentHarness } from '../src/testing/harness.js';
 import { loadServerCertificate, type ServerCertificate } from '../src/tls/certificate.js';
 import { makeTestPki, type TestPki } from '../src/tls/test-pki.js';
@@ -34,8 +38,12 @@ describe('password change over HTTP', () => {
       body: { username: 'root', current_password: 'turing', new_password: 'correct-horse-battery' },
     });
     expect({ status: answer.status, text: answer.text }).toEqual({ status: 204, text: '' });
-    expect((await h.request('GET', '/api/bmc/about', { headers: { Authorization: `Bearer ${before}` } })).status).toBe(200);
-    const basic = (password: string) => ({ Authorization: `Basic ${Buffer.from(`root:${password}`).toString('base64')}` });
+    expect((await h.request('GET', '/api/bmc/about', { headers: { Authorization: `Bearer ${before}` } })).status).toBe(
+      200,
+    );
+    const basic = (password: string) => ({
+      Authorization: `Basic ${Buffer.from(`root:${password}`).toString('base64')}`,
+    });
     expect((await h.request('GET', '/api/bmc/about', { headers: basic('turing') })).status).toBe(401);
     expect((await h.request('GET', '/api/bmc/about', { headers: basic('correct-horse-battery') })).status).toBe(200);
     h.password = 'correct-horse-battery';
@@ -54,7 +62,9 @@ describe('password change over HTTP', () => {
       identity_header: { name: 'x-forwarded-email', source: 'default' },
       client_ca_pinned_in_config: false,
     });
-    const put = await h.request('PUT', '/api/bmc/access/client-ca', { body: { pem: pki.caCert, identity_header: 'X-Auth-Request-Email' } });
+    const put = await h.request('PUT', '/api/bmc/access/client-ca', {
+      body: { pem: pki.caCert, identity_header: 'X-Auth-Request-Email' },
+    });
     expect({ status: put.status, json: put.json }).toEqual({
       status: 202,
       json: { reload_required: true, detail: 'Stored. It takes effect when the daemon reloads.' },
@@ -81,7 +91,10 @@ describe('password change over HTTP', () => {
     const pinned = await AgentHarness.start({ services: { pinnedClientCa: pinnedFile } });
     try {
       await pinned.login();
-      expect(((await pinned.request('GET', '/api/bmc/access')).json as { client_ca_pinned_in_config: boolean }).client_ca_pinned_in_config).toBe(true);
+      expect(
+        ((await pinned.request('GET', '/api/bmc/access')).json as { client_ca_pinned_in_config: boolean })
+          .client_ca_pinned_in_config,
+      ).toBe(true);
       const put = await pinned.request('PUT', '/api/bmc/access/client-ca', { body: { pem: pki.caCert } });
       expect({ status: put.status, detail: (put.json as { detail: string }).detail }).toEqual({
         status: 400,
@@ -114,9 +127,19 @@ describe('HTTPS with a client CA: a verified proxy names the operator (scheme mt
       password: 'turing',
       proxyIdentityHeader: () => (s?.access.inEffect.clientCaPem ? s.access.inEffect.identityHeader.name : undefined),
     });
-    s = services = await createSimulatedServices(backend, dir, accountsOf(auth), { auditFile: join(dir, 'audit.log'), primeCatalogue: false, ...options });
+    s = services = await createSimulatedServices(backend, dir, accountsOf(auth), {
+      auditFile: join(dir, 'audit.log'),
+      primeCatalogue: false,
+      ...options,
+    });
     certificate = await loadServerCertificate({ stateDir: dir, commonName: 'turingpi' });
-    agent = createAgentServer({ backend, auth, services, validateResponses: true, tls: { certificate, access: services.access } });
+    agent = createAgentServer({
+      backend,
+      auth,
+      services,
+      validateResponses: true,
+      tls: { certificate, access: services.access },
+    });
     base = `https://127.0.0.1:${await agent.listen(0, '127.0.0.1')}`;
   }
 
@@ -130,13 +153,22 @@ describe('HTTPS with a client CA: a verified proxy names the operator (scheme mt
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function call(method: string, path: string, client: { cert?: string; key?: string } = {}, headers: Record<string, string> = {}) {
+  async function call(
+    method: string,
+    path: string,
+    client: { cert?: string; key?: string } = {},
+    headers: Record<string, string> = {},
+  ) {
     const dispatcher = new Agent({ connect: { ca: certificate.cert, servername: 'localhost', ...client } });
     try {
       const res = await request(`${base}${path}`, { method: method as 'GET', dispatcher, headers });
       const text = await res.body.text();
       const isJson = String(res.headers['content-type'] ?? '').includes('json');
-      return { status: res.statusCode, json: isJson && text ? (JSON.parse(text) as Record<string, unknown>) : undefined, text };
+      return {
+        status: res.statusCode,
+        json: isJson && text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+        text,
+      };
     } finally {
       await dispatcher.close();
     }
@@ -144,17 +176,27 @@ describe('HTTPS with a client CA: a verified proxy names the operator (scheme mt
 
   it('admits a proxied operator, refuses the header without a certificate, and keeps an mTLS caller from deleting the CA', async () => {
     await start();
-    const basic = { Authorization: `Basic ${Buffer.from('root:turing').toString('base64')}`, 'Content-Type': 'application/json' };
+    const basic = {
+      Authorization: `Basic ${Buffer.from('root:turing').toString('base64')}`,
+      'Content-Type': 'application/json',
+    };
     // Install the CA over HTTPS with a password, then reload so it takes effect.
     const dispatcher = new Agent({ connect: { ca: certificate.cert, servername: 'localhost' } });
-    const put = await request(`${base}/api/bmc/access/client-ca`, { method: 'PUT', dispatcher, headers: basic, body: JSON.stringify({ pem: pki.caCert }) });
+    const put = await request(`${base}/api/bmc/access/client-ca`, {
+      method: 'PUT',
+      dispatcher,
+      headers: basic,
+      body: JSON.stringify({ pem: pki.caCert }),
+    });
     expect(put.statusCode).toBe(202);
     await put.body.dump();
     const reload = await request(`${base}/api/bmc/reload`, { method: 'POST', dispatcher, headers: basic });
     expect(reload.statusCode).toBe(204);
     await reload.body.dump();
     await dispatcher.close();
-    while (backend.isBooting()) await new Promise((r) => setTimeout(r, 10));
+    while (backend.isBooting()) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     await services.lastBoot();
 
     const client = { cert: pki.clientCert, key: pki.clientKey };
@@ -164,7 +206,14 @@ describe('HTTPS with a client CA: a verified proxy names the operator (scheme mt
 
     expect((await call('GET', '/api/bmc/access', {}, { 'X-Forwarded-Email': 'ops@example.org' })).status).toBe(401);
     expect((await call('GET', '/api/bmc/access', client)).status).toBe(401); // certificate without the header
-    await expect(call('GET', '/api/bmc/access', { cert: pki.strangerCert, key: pki.strangerKey }, { 'X-Forwarded-Email': 'x@example.org' })).rejects.toThrow();
+    await expect(
+      call(
+        'GET',
+        '/api/bmc/access',
+        { cert: pki.strangerCert, key: pki.strangerKey },
+        { 'X-Forwarded-Email': 'x@example.org' },
+      ),
+    ).rejects.toThrow();
 
     const del = await call('DELETE', '/api/bmc/access/client-ca', client, { 'X-Forwarded-Email': 'ops@example.org' });
     expect({ status: del.status, detail: del.json?.['detail'] }).toEqual({

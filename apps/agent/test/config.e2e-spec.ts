@@ -24,12 +24,20 @@ describe('configuration document over HTTP (facts §3.2, §4)', () => {
       body: { sources: [{ id: 'lab', kind: 'http', label: 'Lab', location: 'https://lab.example/fw' }] },
     });
     const exported = (await a.request('GET', '/api/bmc/config')).json as Record<string, unknown>;
-    expect(exported).toMatchObject({ format_version: 1, hostname: 'rack-a-7', ntp_servers: ['time.example.org', '10.0.0.1'] });
+    expect(exported).toMatchObject({
+      format_version: 1,
+      hostname: 'rack-a-7',
+      ntp_servers: ['time.example.org', '10.0.0.1'],
+    });
 
     const imported = await b.request('POST', '/api/bmc/config', { body: exported });
     expect({ status: imported.status, json: imported.json }).toEqual({
       status: 200,
-      json: { applied: ['hostname rack-a-7', '2 time server(s)', '1 firmware source(s)', '4 node name(s)'], skipped: [], failed: [] },
+      json: {
+        applied: ['hostname rack-a-7', '2 time server(s)', '1 firmware source(s)', '4 node name(s)'],
+        skipped: [],
+        failed: [],
+      },
     });
     const { exported_at: _a, exported_from: fromA, ...restA } = exported;
     const exportedB = (await b.request('GET', '/api/bmc/config')).json as Record<string, unknown>;
@@ -42,7 +50,10 @@ describe('configuration document over HTTP (facts §3.2, §4)', () => {
     const exported = (await a.request('GET', '/api/bmc/config')).json as Record<string, unknown>;
     const wrapped = await b.request('POST', '/api/bmc/config', { body: { config: JSON.stringify(exported) } });
     expect(wrapped.status).toBe(200);
-    const legacy = await b.request('GET', `/api/bmc?${new URLSearchParams({ opt: 'set', type: 'config', config: JSON.stringify(exported) })}`);
+    const legacy = await b.request(
+      'GET',
+      `/api/bmc?${new URLSearchParams({ opt: 'set', type: 'config', config: JSON.stringify(exported) })}`,
+    );
     expect(legacy.status).toBe(200);
     expect((legacy.json as { response: [{ result: { failed: string[] } }] }).response[0].result.failed).toEqual([]);
   });
@@ -63,7 +74,10 @@ describe('configuration document over HTTP (facts §3.2, §4)', () => {
     expect(answer.json).toEqual({
       applied: ['1 time server(s)', '1 node name(s)'],
       skipped: [],
-      failed: ['hostname: "-bad-" starts or ends with a hyphen', 'firmware sources: source "a" should be an absolute path'],
+      failed: [
+        'hostname: "-bad-" starts or ends with a hyphen',
+        'firmware sources: source "a" should be an absolute path',
+      ],
     });
     expect(((await b.request('GET', '/api/bmc/nodes')).json as { name: string | null }[])[1]!.name).toBe('two');
   });

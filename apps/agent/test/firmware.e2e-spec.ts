@@ -17,7 +17,12 @@ describe('firmware flow over HTTP on a simulated board', () => {
   let h: AgentHarness;
 
   beforeEach(async () => {
-    host = await FakeFirmwareHost.start([{ version: 'v2.31.0' }, { version: 'v2.30.0' }, { version: 'v2.29.0' }, { version: 'v2.32.0' }]);
+    host = await FakeFirmwareHost.start([
+      { version: 'v2.31.0' },
+      { version: 'v2.30.0' },
+      { version: 'v2.29.0' },
+      { version: 'v2.32.0' },
+    ]);
     h = await AgentHarness.start({
       firmwareVersion: 'v2.30.0',
       firmwareSources: { sources: [{ id: 'lab', kind: 'http', label: 'Lab mirror', location: host.httpSource }] },
@@ -53,7 +58,10 @@ describe('firmware flow over HTTP on a simulated board', () => {
     });
 
     const staged = await install({ source: 'lab', version: 'v2.31.0' });
-    expect({ status: staged.status, json: staged.json }).toEqual({ status: 200, json: { source: 'lab', staged: 'v2.31.0' } });
+    expect({ status: staged.status, json: staged.json }).toEqual({
+      status: 200,
+      json: { source: 'lab', staged: 'v2.31.0' },
+    });
     expect(await slots()).toMatchObject({
       update_staged: true,
       nextboot: 'ubi0:rootfs_new',
@@ -73,7 +81,10 @@ describe('firmware flow over HTTP on a simulated board', () => {
       promotion_history: { attempts: 1, promoted: 1, rolled_back: 0 },
     });
     expect(((await h.request('GET', '/api/bmc/about')).json as { version: string }).version).toBe('v2.31.0');
-    const after = (await h.request('GET', '/api/bmc/firmware/available')).json as { running: string; sources: { candidates: { version: string; relation: string }[] }[] };
+    const after = (await h.request('GET', '/api/bmc/firmware/available')).json as {
+      running: string;
+      sources: { candidates: { version: string; relation: string }[] }[];
+    };
     expect(after.running).toBe('v2.31.0');
     expect(after.sources[0]!.candidates.find((c) => c.version === 'v2.31.0')?.relation).toBe('current');
   });
@@ -82,7 +93,9 @@ describe('firmware flow over HTTP on a simulated board', () => {
     host.releases.find((r) => r.version === 'v2.31.0')!.corrupt = true;
     const answer = await install({ source: 'lab', version: 'v2.31.0' });
     expect(answer.status).toBe(400);
-    expect((answer.json as { detail: string }).detail).toMatch(/^tpi-selfupdate: checksum mismatch for tp2-bmc-firmware-ota-v2\.31\.0\.tpu: /);
+    expect((answer.json as { detail: string }).detail).toMatch(
+      /^tpi-selfupdate: checksum mismatch for tp2-bmc-firmware-ota-v2\.31\.0\.tpu: /,
+    );
     expect(await slots()).toMatchObject({ update_staged: false, nextboot: null, staged: null });
   });
 
@@ -92,7 +105,8 @@ describe('firmware flow over HTTP on a simulated board', () => {
       boards: 2,
       stateDir: dir,
       password: 'turing',
-      createBackend: (_i, stateDir) => createSimulatedBackend(stateDir, { timeScale: 0.01, firmwareVersion: 'v2.30.0' }),
+      createBackend: (_i, stateDir) =>
+        createSimulatedBackend(stateDir, { timeScale: 0.01, firmwareVersion: 'v2.30.0' }),
       services: { githubApiUrl: host.githubApi },
     });
     const base = `http://127.0.0.1:${await rack.listen(0, '127.0.0.1')}`;
@@ -108,20 +122,35 @@ describe('firmware flow over HTTP on a simulated board', () => {
     };
     const waitUp = async () => {
       for (let i = 0; i < 200; i++) {
-        const ok = await fetch(`${base}/boards/1/api/bmc/about`, { headers: auth }).then((r) => r.ok, () => false);
-        if (ok) return;
+        const ok = await fetch(`${base}/boards/1/api/bmc/about`, { headers: auth }).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ok) {
+          return;
+        }
         await new Promise((r) => setTimeout(r, 25));
       }
       throw new Error('board 1 did not come back');
     };
     try {
-      expect((await call('POST', '/boards/1/api/bmc/firmware/sources', { sources: [{ id: 'lab', kind: 'http', label: 'Lab', location: host.httpSource }] })).status).toBe(200);
-      expect((await call('POST', '/boards/1/api/bmc/firmware/install', { source: 'lab', version: 'v2.31.0' })).status).toBe(200);
+      expect(
+        (
+          await call('POST', '/boards/1/api/bmc/firmware/sources', {
+            sources: [{ id: 'lab', kind: 'http', label: 'Lab', location: host.httpSource }],
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await call('POST', '/boards/1/api/bmc/firmware/install', { source: 'lab', version: 'v2.31.0' })).status,
+      ).toBe(200);
       expect((await call('POST', '/boards/1/api/bmc/reboot')).status).toBe(204);
       await new Promise((r) => setTimeout(r, 50));
       await waitUp();
       expect((await call('POST', '/rack/boards/1/faults', { gateFail: true })).status).toBe(200);
-      expect((await call('POST', '/boards/1/api/bmc/firmware/install', { source: 'lab', version: 'v2.32.0' })).status).toBe(200);
+      expect(
+        (await call('POST', '/boards/1/api/bmc/firmware/install', { source: 'lab', version: 'v2.32.0' })).status,
+      ).toBe(200);
       expect((await call('POST', '/boards/1/api/bmc/reboot')).status).toBe(204);
       // The gate fails and the board reboots once more into the old image: wait for the verdict, then for the board.
       let verdict: Record<string, unknown> | undefined;
@@ -129,7 +158,9 @@ describe('firmware flow over HTTP on a simulated board', () => {
         await new Promise((r) => setTimeout(r, 25));
         const seen = await call('GET', '/boards/1/api/bmc/firmware/slots').catch(() => undefined);
         const history = seen?.json?.['promotion_history'] as { rolled_back?: number } | undefined;
-        if (history?.rolled_back === 1) verdict = seen!.json;
+        if (history?.rolled_back === 1) {
+          verdict = seen!.json;
+        }
       }
       await waitUp();
       const answer = await call('GET', '/boards/1/api/bmc/firmware/slots');
@@ -152,7 +183,10 @@ describe('firmware flow over HTTP on a simulated board', () => {
     expect({ status: bare.status, json: bare.json }).toEqual({ status: 200, json: doc });
     const wrapped = await h.request('POST', '/api/bmc/firmware/sources', { body: { sources: JSON.stringify(doc) } });
     expect(wrapped.json).toEqual(doc);
-    const legacy = await h.request('GET', `/api/bmc?${new URLSearchParams({ opt: 'set', type: 'firmware_sources', sources: JSON.stringify(doc) })}`);
+    const legacy = await h.request(
+      'GET',
+      `/api/bmc?${new URLSearchParams({ opt: 'set', type: 'firmware_sources', sources: JSON.stringify(doc) })}`,
+    );
     expect(legacy.json).toEqual({ response: [{ result: doc }] });
     const catalog = (await h.request('GET', '/api/bmc/firmware/available?refresh=1')).json as { sources: unknown[] };
     expect(catalog.sources).toBeDefined();
@@ -168,7 +202,9 @@ describe('firmware flow over HTTP on a simulated board', () => {
   });
 
   it('documents all 38 operations in the OpenAPI document', async () => {
-    const doc = (await h.request('GET', '/api/bmc/openapi.json')).json as { paths: Record<string, Record<string, { operationId: string }>> };
+    const doc = (await h.request('GET', '/api/bmc/openapi.json')).json as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((m) => m.operationId));
     expect(ids.sort()).toEqual(operationList.map((op) => op.id).sort());
     expect(ids).toHaveLength(38);

@@ -11,20 +11,29 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const BIN = join(ROOT, 'apps/agent/bin/board-agent.js');
 
 function startAgent(stateDir: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [BIN, '--simulate', '--port', '0', '--state-dir', stateDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--simulate', '--port', '0', '--state-dir', stateDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolvePromise, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/bmc/.exec(out);
-      if (match) resolvePromise({ child, base: match[1]! });
+      if (match) {
+        resolvePromise({ child, base: match[1]! });
+      }
     });
     child.once('exit', (code) => reject(new Error(`agent exited with ${code}: ${out}`)));
   });
 }
 
 const AUTH = { Authorization: `Basic ${Buffer.from('root:turing').toString('base64')}` };
-async function api(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const res = await fetch(base + path, {
     method,
     headers: { ...AUTH, ...(body ? { 'Content-Type': 'application/json' } : {}) },
@@ -40,14 +49,25 @@ describe('board-agent restart (built CLI)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'agent-restart-'));
     try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'apps/agent/tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+      execFileSync(
+        process.execPath,
+        [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'apps/agent/tsconfig.build.json'],
+        { cwd: ROOT, encoding: 'utf8' },
+      );
     } catch (err) {
-      throw new Error(`the agent does not build, so the CLI cannot be tested:\n${(err as { stdout?: string }).stdout ?? String(err)}`);
+      throw new Error(
+        `the agent does not build, so the CLI cannot be tested:\n${(err as { stdout?: string }).stdout ?? String(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
   }, 120_000);
   afterAll(async () => {
     running?.kill('SIGKILL');
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir) {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps power, USB, node names, hostname and NTP across kill -9, without power-cycling a node', async () => {
@@ -56,11 +76,17 @@ describe('board-agent restart (built CLI)', () => {
     const b = first.base;
     expect((await api(b, 'POST', '/api/bmc/power', { node1: '1', node3: '1' })).status).toBe(204);
     expect((await api(b, 'POST', '/api/bmc/usb', { node: 2, mode: 5 })).status).toBe(204);
-    expect((await api(b, 'POST', '/api/bmc?opt=set&type=node_info', { Node1: { name: 'alpha' }, Node3: { name: 'gamma' } })).status).toBe(200);
+    expect(
+      (await api(b, 'POST', '/api/bmc?opt=set&type=node_info', { Node1: { name: 'alpha' }, Node3: { name: 'gamma' } }))
+        .status,
+    ).toBe(200);
     expect((await api(b, 'POST', '/api/bmc/hostname', { name: 'rack7-b3' })).status).toBe(204);
     expect((await api(b, 'POST', '/api/bmc/ntp', { servers: 'ntp1.example,ntp2.example' })).status).toBe(204);
     await new Promise((r) => setTimeout(r, 1100)); // let power_on_time reach >= 1 s
-    const before = (await api(b, 'GET', '/api/bmc/nodes')).json as { name: string | null; power_on_time: number | null }[];
+    const before = (await api(b, 'GET', '/api/bmc/nodes')).json as {
+      name: string | null;
+      power_on_time: number | null;
+    }[];
     const killedAt = Date.now();
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
@@ -70,7 +96,9 @@ describe('board-agent restart (built CLI)', () => {
     const a = second.base;
     const elapsed = Math.ceil((Date.now() - killedAt) / 1000) + 1;
     expect((await api(a, 'GET', '/api/bmc/power')).json).toEqual([{ node1: '1', node2: '0', node3: '1', node4: '0' }]);
-    expect((await api(a, 'GET', '/api/bmc/usb')).json).toEqual([expect.objectContaining({ node: 'Node 2', mode: 'Device', route: 'Bmc' })]);
+    expect((await api(a, 'GET', '/api/bmc/usb')).json).toEqual([
+      expect.objectContaining({ node: 'Node 2', mode: 'Device', route: 'Bmc' }),
+    ]);
     expect((await api(a, 'GET', '/api/bmc/hostname')).json).toEqual({ hostname: 'rack7-b3', on_next_boot: 'rack7-b3' });
     expect((await api(a, 'GET', '/api/bmc/ntp')).json).toMatchObject({ servers: ['ntp1.example', 'ntp2.example'] });
     const after = (await api(a, 'GET', '/api/bmc/nodes')).json as typeof before;

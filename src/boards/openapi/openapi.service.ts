@@ -40,7 +40,10 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<
     return {};
   }
   const suffix = io === 'input' ? 'In' : '';
-  const text = JSON.stringify(json).replace(/"#\/definitions\/([^"]+)"/g, (_m, id: string) => `"#/components/schemas/${id}${suffix}"`);
+  const text = JSON.stringify(json).replace(
+    /"#\/definitions\/([^"]+)"/g,
+    (_m, id: string) => `"#/components/schemas/${id}${suffix}"`,
+  );
   const { definitions, ...rest } = JSON.parse(text) as JsonSchema & { definitions?: Record<string, JsonSchema> };
   for (const [id, def] of Object.entries(definitions ?? {})) {
     components[`${id}${suffix}`] = def;
@@ -97,12 +100,23 @@ export class OpenApiService {
         const doc = this.reflector.get<ApiDocOptions | undefined>(API_DOC, handler as never);
         const role =
           this.reflector.getAllAndOverride<string | undefined>(REQUIRED_ROLE, [handler, metatype] as never) ?? null;
-        const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, [handler, metatype] as never);
+        const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, [
+          handler,
+          metatype,
+        ] as never);
         const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, name) ?? {}) as Record<
           string,
           { data?: string; schema?: z.ZodType }
         >;
-        const operation = this.operation(`${metatype.name}.${name}`, handler, doc, role, Boolean(isPublic), args, components);
+        const operation = this.operation(
+          `${metatype.name}.${name}`,
+          handler,
+          doc,
+          role,
+          Boolean(isPublic),
+          args,
+          components,
+        );
         for (const prefix of prefixes) {
           for (const sub of ([] as string[]).concat(subPaths)) {
             const path = joinPath(prefix, sub);
@@ -176,7 +190,10 @@ export class OpenApiService {
               ? { 'text/plain': { schema: { type: 'string' } } }
               : { 'application/json': { schema: doc?.response ? toSchema(doc.response, 'output', components) : {} } },
           };
-    const problem = { description: 'Problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    const problem = {
+      description: 'Problem',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
     return {
       operationId,
       summary: doc?.summary ?? operationId,

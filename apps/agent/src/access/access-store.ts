@@ -57,7 +57,9 @@ export class AccessStore {
     const pem = await readFile(caFile, 'utf8').catch(() => null);
     const usable = pem !== null && describeBundle(pem) !== null ? pem : null;
     this.effect = { clientCaPem: usable, identityHeader: await this.resolveHeader() };
-    for (const listener of this.listeners) listener(this.effect);
+    for (const listener of this.listeners) {
+      listener(this.effect);
+    }
     return this.effect;
   }
 
@@ -80,20 +82,33 @@ export class AccessStore {
     try {
       certificates = certificatesIn(body.pem);
     } catch (err) {
-      if (err instanceof PemError) throw new BoardError(400, `not a PEM certificate bundle: ${err.message}`);
+      if (err instanceof PemError) {
+        throw new BoardError(400, `not a PEM certificate bundle: ${err.message}`);
+      }
       throw err;
     }
-    if (certificates.length === 0) throw new BoardError(400, 'the bundle contains no certificates');
+    if (certificates.length === 0) {
+      throw new BoardError(400, 'the bundle contains no certificates');
+    }
     try {
       trialLoad(certificates);
     } catch (err) {
-      throw new BoardError(400, `the TLS layer will not accept this bundle: ${err instanceof Error ? err.message : String(err)}`);
+      throw new BoardError(
+        400,
+        `the TLS layer will not accept this bundle: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     await store(this.paths.clientCaFile, certificates.join('\n') + '\n', 'could not store the CA');
     if (body.identity_header !== undefined) {
       const header = body.identity_header.trim();
-      if (header === '') throw new BoardError(400, '`identity_header` cannot be empty');
-      await store(this.paths.accessFile, `${JSON.stringify({ identity_header: header.toLowerCase() }, null, 2)}\n`, 'could not store the identity header');
+      if (header === '') {
+        throw new BoardError(400, '`identity_header` cannot be empty');
+      }
+      await store(
+        this.paths.accessFile,
+        `${JSON.stringify({ identity_header: header.toLowerCase() }, null, 2)}\n`,
+        'could not store the identity header',
+      );
     }
     return { reload_required: true, detail: 'Stored. It takes effect when the daemon reloads.' };
   }
@@ -119,11 +134,15 @@ export class AccessStore {
 
   private async resolveHeader(): Promise<TIdentityHeader> {
     const configured = this.paths.configIdentityHeader?.trim().toLowerCase();
-    if (configured && configured !== DEFAULT_IDENTITY_HEADER) return { name: configured, source: 'config' };
+    if (configured && configured !== DEFAULT_IDENTITY_HEADER) {
+      return { name: configured, source: 'config' };
+    }
     try {
       const doc = JSON.parse(await readFile(this.paths.accessFile, 'utf8')) as { identity_header?: unknown };
       const header = typeof doc.identity_header === 'string' ? doc.identity_header.trim().toLowerCase() : '';
-      if (header !== '') return { name: header, source: 'override' };
+      if (header !== '') {
+        return { name: header, source: 'override' };
+      }
     } catch {
       // absent or unreadable: the default
     }

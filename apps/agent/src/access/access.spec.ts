@@ -20,7 +20,10 @@ describe('access settings (facts §5)', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
   beforeEach(async () => {
     const root = await mkdtemp(join(dir, 'board-'));
-    store = new AccessStore({ clientCaFile: join(root, 'etc/ssl/certs/bmcd_client_ca.pem'), accessFile: join(root, 'etc/bmcd/access.json') });
+    store = new AccessStore({
+      clientCaFile: join(root, 'etc/ssl/certs/bmcd_client_ca.pem'),
+      accessFile: join(root, 'etc/bmcd/access.json'),
+    });
     await store.load();
   });
 
@@ -66,8 +69,11 @@ describe('access settings (facts §5)', () => {
   ])('refuses %s with 400', async (_name, pem, message) => {
     const err = await store.putClientCa({ pem }).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400 });
-    if (typeof message === 'string') expect((err as Error).message).toBe(message);
-    else expect((err as Error).message).toMatch(message);
+    if (typeof message === 'string') {
+      expect((err as Error).message).toBe(message);
+    } else {
+      expect((err as Error).message).toMatch(message);
+    }
   });
 
   it('writes the CA before refusing an empty identity header', async () => {
@@ -84,15 +90,25 @@ describe('access settings (facts §5)', () => {
       status: 400,
       message: "you are authenticated by this CA; remove it from the board's own interface instead",
     });
-    expect(await store.deleteClientCa('basic')).toEqual({ reload_required: true, detail: 'Removed. It takes effect when the daemon reloads.' });
+    expect(await store.deleteClientCa('basic')).toEqual({
+      reload_required: true,
+      detail: 'Removed. It takes effect when the daemon reloads.',
+    });
     await expect(stat(store.paths.clientCaFile)).rejects.toThrow();
     await expect(store.deleteClientCa('token')).resolves.toMatchObject({ reload_required: true });
   });
 
   it('refuses both operations when the CA is pinned in the config', async () => {
-    const pinned = new AccessStore({ ...store.paths, pinnedClientCa: join(dir, 'ca.pem'), configIdentityHeader: 'x-user' });
+    const pinned = new AccessStore({
+      ...store.paths,
+      pinnedClientCa: join(dir, 'ca.pem'),
+      configIdentityHeader: 'x-user',
+    });
     await pinned.load();
-    expect(pinned.state(actor)).toMatchObject({ client_ca_pinned_in_config: true, identity_header: { name: 'x-user', source: 'config' } });
+    expect(pinned.state(actor)).toMatchObject({
+      client_ca_pinned_in_config: true,
+      identity_header: { name: 'x-user', source: 'config' },
+    });
     expect(pinned.state(actor).client_ca?.count).toBe(1);
     await expect(pinned.putClientCa({ pem: pki.caCert })).rejects.toMatchObject({
       status: 400,

@@ -17,17 +17,25 @@ export function certificatesIn(pem: string): string[] {
   let rest = pem;
   for (const match of pem.matchAll(BLOCK)) {
     const body = match[2]!.replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) throw new PemError(`the ${match[1]} block is not base64`);
-    if (match[1] === 'CERTIFICATE') certificates.push(match[0]);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) {
+      throw new PemError(`the ${match[1]} block is not base64`);
+    }
+    if (match[1] === 'CERTIFICATE') {
+      certificates.push(match[0]);
+    }
     rest = rest.replace(match[0], '');
   }
-  if (/-----BEGIN [A-Z0-9 ]+-----/.test(rest)) throw new PemError('a PEM block has no END line');
+  if (/-----BEGIN [A-Z0-9 ]+-----/.test(rest)) {
+    throw new PemError('a PEM block has no END line');
+  }
   return certificates;
 }
 
 /** Load the bundle the way the TLS acceptor will (every certificate parsed, the whole bundle as a CA list). */
 export function trialLoad(certificates: string[]): void {
-  for (const cert of certificates) new X509Certificate(cert);
+  for (const cert of certificates) {
+    new X509Certificate(cert);
+  }
   createSecureContext({ ca: certificates });
 }
 
@@ -35,7 +43,9 @@ export function trialLoad(certificates: string[]): void {
 export function describeBundle(pem: string): TClientCa | null {
   try {
     const certificates = certificatesIn(pem);
-    if (certificates.length === 0) return null;
+    if (certificates.length === 0) {
+      return null;
+    }
     const first = new X509Certificate(certificates[0]!);
     return {
       subject: names(first.subject),

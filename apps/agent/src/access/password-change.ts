@@ -19,17 +19,28 @@ export async function changePassword(
   accounts: AccountStore,
   body: { username: string; current_password: string; new_password: string },
 ): Promise<void> {
-  if (body.username.trim() === '') throw new BoardError(400, '`username` is required');
+  if (body.username.trim() === '') {
+    throw new BoardError(400, '`username` is required');
+  }
   // Unicode characters, not bytes (or UTF-16 units).
   if ([...body.new_password].length < MIN_PASSWORD_CHARACTERS) {
     throw new BoardError(400, `the new password is too short: at least ${MIN_PASSWORD_CHARACTERS} characters`);
   }
-  if (body.new_password === body.current_password) throw new BoardError(400, 'the new password is the same as the current one');
-  if (!(await accounts.verify(body.username, body.current_password))) throw new BoardError(403, 'the current password is wrong');
+  if (body.new_password === body.current_password) {
+    throw new BoardError(400, 'the new password is the same as the current one');
+  }
+  if (!(await accounts.verify(body.username, body.current_password))) {
+    throw new BoardError(403, 'the current password is wrong');
+  }
   try {
     await accounts.setPassword(body.username, body.new_password);
   } catch (err) {
-    if (err instanceof BoardError) throw err;
-    throw new BoardError(500, `Failed to change the password: the system refused the change: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof BoardError) {
+      throw err;
+    }
+    throw new BoardError(
+      500,
+      `Failed to change the password: the system refused the change: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }

@@ -32,9 +32,14 @@ export class AuditLog {
   record(entry: AuditEntry): void {
     const line = `${new Date(this.now()).toISOString()} audit: ${formatAudit(entry)}`;
     this.lines.push(line);
-    if (this.lines.length > 100) this.lines.shift();
-    if (this.file) void appendFile(this.file, `${line}\n`).catch(() => process.stderr.write(`${line}\n`));
-    else process.stderr.write(`${line}\n`);
+    if (this.lines.length > 100) {
+      this.lines.shift();
+    }
+    if (this.file) {
+      void appendFile(this.file, `${line}\n`).catch(() => process.stderr.write(`${line}\n`));
+    } else {
+      process.stderr.write(`${line}\n`);
+    }
   }
 }
 

@@ -12,12 +12,21 @@ import { cryptScheme, shaCrypt, verifyShaCrypt } from './sha-crypt.js';
 // Reference hashes made by OpenSSL 3 (`openssl passwd -5/-6`) and glibc/libxcrypt crypt(3) through Perl.
 const VECTORS: Array<[string, string]> = [
   ['Hello world!', '$5$saltstring$5B8vYYiY.CVt1RlTTf8KbXBH3hsxY/GNooZaBBGWEc5'],
-  ['Hello world!', '$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1'],
+  [
+    'Hello world!',
+    '$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1',
+  ],
   // rounds=, and a salt longer than 16 characters is cut to 16.
   ['Hello world!', '$5$rounds=10000$saltstringsaltst$3xv.VbSHBb41AL9AvLeujZkZRBAwqFMz2.opqey6IcA'],
-  ['Hello world!', '$6$rounds=10000$saltstringsaltst$OW1/O6BYHV6BcXZu8QVeXbDWra3Oeqh0sbHbbMCVNSnCM/UrjmM0Dp8vOuZeHBy/YTBmSK6H9qs/y3RnOaw5v.'],
+  [
+    'Hello world!',
+    '$6$rounds=10000$saltstringsaltst$OW1/O6BYHV6BcXZu8QVeXbDWra3Oeqh0sbHbbMCVNSnCM/UrjmM0Dp8vOuZeHBy/YTBmSK6H9qs/y3RnOaw5v.',
+  ],
   // A key longer than the digest, with non-ASCII characters (UTF-8 bytes).
-  [`${'a'.repeat(150)}pässwörd`, '$6$rounds=1000$x$3fWhyxc3fZh3u9aylcRW5WioTDgkgzgeUdUhLOeoJLv6dUZq1X6yGY/WBG38WWuUHkVxIybES1HQP2Q5Y7NJm.'],
+  [
+    `${'a'.repeat(150)}pässwörd`,
+    '$6$rounds=1000$x$3fWhyxc3fZh3u9aylcRW5WioTDgkgzgeUdUhLOeoJLv6dUZq1X6yGY/WBG38WWuUHkVxIybES1HQP2Q5Y7NJm.',
+  ],
   ['a'.repeat(70), '$5$rounds=1000$abc$cu2cN.O12DgeCKpsV1EcDrtDiogHTLWF7d46scQgkv4'],
   ['', '$6$emptysalt$TrI.h19YNad.S.Xw2WEgON9ojBrkXYcCfZrEcOEa9k/Bp5Sw4dxhsyY0KdBJ5Vt2UbEFOMolXqrfnZHc1QRM..'],
 ];
@@ -64,7 +73,13 @@ describe('accounts from /etc/shadow (Linux)', () => {
     await rm(dir, { recursive: true, force: true });
   });
   const open = async (watch = false) =>
-    (accounts = await ShadowAccounts.open({ shadowFile: shadow, runner, watch, debounceMs: 20, log: (l, m) => logs.push(`${l}: ${m}`) }));
+    (accounts = await ShadowAccounts.open({
+      shadowFile: shadow,
+      runner,
+      watch,
+      debounceMs: 20,
+      log: (l, m) => logs.push(`${l}: ${m}`),
+    }));
 
   it('admits every account with a $6$ or $5$ hash, skips `*`, `!` and empty hashes, refuses yescrypt with a warning', async () => {
     const a = await open();
@@ -86,7 +101,9 @@ describe('accounts from /etc/shadow (Linux)', () => {
     const { rename } = await import('node:fs/promises');
     await rename(`${shadow}+`, shadow);
     const deadline = Date.now() + 5000;
-    while (!(await a.verify('root', 'console-changed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!(await a.verify('root', 'console-changed')) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect(await a.verify('root', 'console-changed')).toBe(true);
     expect(await a.verify('root', 'turing')).toBe(false);
   });
@@ -98,14 +115,25 @@ describe('accounts from /etc/shadow (Linux)', () => {
     await expect(a.setPassword('root', 'a-new-long-password')).rejects.toThrow(
       'Failed to change the password: the password change did not complete: /etc/shadow does not hold the new password',
     );
-    expect(runner.calls).toEqual([{ cmd: 'chpasswd', args: ['-c', 'SHA512'], input: 'root:a-new-long-password\n', timeoutMs: 15_000 }]);
+    expect(runner.calls).toEqual([
+      { cmd: 'chpasswd', args: ['-c', 'SHA512'], input: 'root:a-new-long-password\n', timeoutMs: 15_000 },
+    ]);
     expect(JSON.stringify(runner.calls.map((c) => c.args))).not.toContain('a-new-long-password');
   });
 
   it.each([
-    [{ code: 1, stderr: "chpasswd: user 'root' does not exist\n" }, "Failed to change the password: the system refused the change: chpasswd: user 'root' does not exist"],
-    [new CommandRunError('chpasswd', 'spawn', 'chpasswd: spawn chpasswd ENOENT'), 'Failed to change the password: could not run chpasswd: chpasswd: spawn chpasswd ENOENT'],
-    [new CommandRunError('chpasswd', 'timeout', 'chpasswd timed out after 15000 ms'), 'Failed to change the password: the password change did not complete: chpasswd timed out after 15000 ms'],
+    [
+      { code: 1, stderr: "chpasswd: user 'root' does not exist\n" },
+      "Failed to change the password: the system refused the change: chpasswd: user 'root' does not exist",
+    ],
+    [
+      new CommandRunError('chpasswd', 'spawn', 'chpasswd: spawn chpasswd ENOENT'),
+      'Failed to change the password: could not run chpasswd: chpasswd: spawn chpasswd ENOENT',
+    ],
+    [
+      new CommandRunError('chpasswd', 'timeout', 'chpasswd timed out after 15000 ms'),
+      'Failed to change the password: the password change did not complete: chpasswd timed out after 15000 ms',
+    ],
   ])('refuses with 500 when chpasswd fails (%#)', async (answer, message) => {
     const a = await open();
     runner.answer('chpasswd -c SHA512', answer);
@@ -145,7 +173,9 @@ describe('POST /access/password on the Linux backend (fixture tree)', () => {
     expect(await readFile(join(h.dir, 'etc/shadow'), 'utf8')).toMatch(/^root:\$6\$fixturechpasswd\$/m);
     const basic = (p: string) => ({ Authorization: `Basic ${Buffer.from(`root:${p}`).toString('base64')}` });
     expect((await h.request('GET', '/api/bmc/about', { anonymous: true, headers: basic('turing') })).status).toBe(401);
-    expect((await h.request('GET', '/api/bmc/about', { anonymous: true, headers: basic('correct-horse-battery') })).status).toBe(200);
+    expect(
+      (await h.request('GET', '/api/bmc/about', { anonymous: true, headers: basic('correct-horse-battery') })).status,
+    ).toBe(200);
     // Existing bearer tokens stay valid (facts §5).
     expect((await h.request('GET', '/api/bmc/about')).status).toBe(200);
   });
@@ -157,7 +187,10 @@ describe('POST /access/password on the Linux backend (fixture tree)', () => {
       const answer = await h.request('POST', '/api/bmc/access/password', {
         body: { username, current_password: 'turing', new_password: 'correct-horse-battery' },
       });
-      expect({ status: answer.status, text: answer.text }).toEqual({ status: 403, text: expect.stringContaining('the current password is wrong') });
+      expect({ status: answer.status, text: answer.text }).toEqual({
+        status: 403,
+        text: expect.stringContaining('the current password is wrong'),
+      });
     }
     expect(h.fixture.runner.calls.filter((c) => c.cmd === 'chpasswd')).toEqual([]);
   });

@@ -15,7 +15,10 @@ describe('authentication', () => {
   afterEach(() => h.close());
 
   it('logs in with JSON credentials and returns the token in the body and X-Auth-Token', async () => {
-    const answer = await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'root', password: PASSWORD } });
+    const answer = await h.request('POST', '/api/bmc/authenticate', {
+      anonymous: true,
+      body: { username: 'root', password: PASSWORD },
+    });
     expect(answer.status).toBe(200);
     const token = answer.headers.get('x-auth-token');
     expect(token).toMatch(/^[A-Za-z0-9]{64}$/);
@@ -25,33 +28,67 @@ describe('authentication', () => {
   });
 
   it('refuses wrong and malformed credentials with 403 plain text', async () => {
-    const wrong = await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'root', password: 'nope' } });
+    const wrong = await h.request('POST', '/api/bmc/authenticate', {
+      anonymous: true,
+      body: { username: 'root', password: 'nope' },
+    });
     expect([wrong.status, wrong.text]).toEqual([403, 'credentials incorrect']);
-    const user = await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'admin', password: PASSWORD } });
+    const user = await h.request('POST', '/api/bmc/authenticate', {
+      anonymous: true,
+      body: { username: 'admin', password: PASSWORD },
+    });
     expect([user.status, user.text]).toEqual([403, 'credentials incorrect']);
-    const malformed = await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: '{nope', headers: { 'Content-Type': 'application/json' } });
+    const malformed = await h.request('POST', '/api/bmc/authenticate', {
+      anonymous: true,
+      body: '{nope',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(malformed.status).toBe(403);
     expect(malformed.text).toMatch(/^error trying to parse credentials: /);
   });
 
   it('accepts HTTP Basic on every request', async () => {
-    const ok = await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('root', PASSWORD) } });
+    const ok = await h.request('GET', '/api/bmc/power', {
+      anonymous: true,
+      headers: { Authorization: basic('root', PASSWORD) },
+    });
     expect(ok.status).toBe(200);
   });
 
   it('answers 401 with the daemon challenges', async () => {
     const none = await h.request('GET', '/api/bmc/power', { anonymous: true });
-    expect([none.status, none.text, none.headers.get('www-authenticate')]).toEqual([401, 'no authorization header provided', `Basic realm="${REALM}"`]);
-    const badBasic = await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('root', 'x') } });
-    expect([badBasic.status, badBasic.text, badBasic.headers.get('www-authenticate')]).toEqual([401, 'credentials incorrect', `Basic realm="${REALM}"`]);
-    const unknown = await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: 'Bearer abc' } });
+    expect([none.status, none.text, none.headers.get('www-authenticate')]).toEqual([
+      401,
+      'no authorization header provided',
+      `Basic realm="${REALM}"`,
+    ]);
+    const badBasic = await h.request('GET', '/api/bmc/power', {
+      anonymous: true,
+      headers: { Authorization: basic('root', 'x') },
+    });
+    expect([badBasic.status, badBasic.text, badBasic.headers.get('www-authenticate')]).toEqual([
+      401,
+      'credentials incorrect',
+      `Basic realm="${REALM}"`,
+    ]);
+    const unknown = await h.request('GET', '/api/bmc/power', {
+      anonymous: true,
+      headers: { Authorization: 'Bearer abc' },
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.text).toBe('token abc is not registered');
     expect(unknown.headers.get('www-authenticate')).toBe(
       `Bearer realm="${REALM}" error="invalid_token" error_description="token abc is not registered"`,
     );
-    const digest = await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: 'Digest x=1' } });
-    expect([digest.status, digest.text, digest.headers.get('www-authenticate')]).toEqual([401, 'Digest authentication not supported', `realm="${REALM}"`]);
+    const digest = await h.request('GET', '/api/bmc/power', {
+      anonymous: true,
+      headers: { Authorization: 'Digest x=1' },
+    });
+    expect([digest.status, digest.text, digest.headers.get('www-authenticate')]).toEqual([
+      401,
+      'Digest authentication not supported',
+      `realm="${REALM}"`,
+    ]);
   });
 
   it('expires bearer tokens after the idle time, sliding with each use', async () => {
@@ -69,12 +106,29 @@ describe('authentication', () => {
 
   it('bans a peer after 5 failures for 60 s with 429 + Retry-After on every path, doubling on repeat', async () => {
     for (let i = 0; i < 4; i++) {
-      expect((await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('root', 'bad') } })).status).toBe(401);
+      expect(
+        (
+          await h.request('GET', '/api/bmc/power', {
+            anonymous: true,
+            headers: { Authorization: basic('root', 'bad') },
+          })
+        ).status,
+      ).toBe(401);
     }
-    const fifth = await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'root', password: 'bad' } });
+    const fifth = await h.request('POST', '/api/bmc/authenticate', {
+      anonymous: true,
+      body: { username: 'root', password: 'bad' },
+    });
     expect(fifth.status).toBe(403);
-    for (const [method, path] of [['GET', '/api/bmc/power'], ['POST', '/api/bmc/authenticate'], ['GET', '/api/bmc?opt=get&type=about']]) {
-      const banned = await h.request(method!, path!, { anonymous: true, body: method === 'POST' ? { username: 'root', password: PASSWORD } : undefined });
+    for (const [method, path] of [
+      ['GET', '/api/bmc/power'],
+      ['POST', '/api/bmc/authenticate'],
+      ['GET', '/api/bmc?opt=get&type=about'],
+    ]) {
+      const banned = await h.request(method!, path!, {
+        anonymous: true,
+        body: method === 'POST' ? { username: 'root', password: PASSWORD } : undefined,
+      });
       expect([banned.status, banned.headers.get('retry-after'), banned.text]).toEqual([429, '60', BAN_TEXT('1m')]);
       expect(banned.headers.get('www-authenticate')).toBeNull();
     }
@@ -84,14 +138,33 @@ describe('authentication', () => {
     expect([late.status, late.headers.get('retry-after')]).toEqual([429, '1']);
     now += 600;
     // one more failure after the lapse: banned again for twice as long
-    expect((await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect(
+      (await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: 'Bearer wrong' } }))
+        .status,
+    ).toBe(401);
     const second = await h.request('GET', '/api/bmc/power', { anonymous: true });
     expect([second.status, second.headers.get('retry-after')]).toEqual([429, '120']);
     now += 121_000;
     // a success clears the record: four failures later there is still no ban
-    expect((await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('root', PASSWORD) } })).status).toBe(200);
-    for (let i = 0; i < 4; i++) await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('root', 'bad') } });
-    expect((await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('root', PASSWORD) } })).status).toBe(200);
+    expect(
+      (
+        await h.request('GET', '/api/bmc/power', {
+          anonymous: true,
+          headers: { Authorization: basic('root', PASSWORD) },
+        })
+      ).status,
+    ).toBe(200);
+    for (let i = 0; i < 4; i++) {
+      await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('root', 'bad') } });
+    }
+    expect(
+      (
+        await h.request('GET', '/api/bmc/power', {
+          anonymous: true,
+          headers: { Authorization: basic('root', PASSWORD) },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('does not exempt loopback unless trustLoopback is set', async () => {
@@ -117,7 +190,9 @@ describe('authentication', () => {
     await h.login();
     expect((await h.request('POST', '/api/bmc/reboot')).status).toBe(204);
     await expect(h.request('GET', '/api/bmc/power')).rejects.toThrow(); // the board is away: connection dropped
-    while (h.backend.isBooting()) await new Promise((r) => setTimeout(r, 10));
+    while (h.backend.isBooting()) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     expect((await h.request('GET', '/api/bmc/power')).status).toBe(401);
   });
 });

@@ -69,9 +69,16 @@ export class Authenticator {
   }
 
   static async create(options: AuthOptions): Promise<Authenticator> {
-    if (options.accounts) return new Authenticator(options.accounts, options);
-    if (options.password === undefined) throw new Error('Authenticator needs `accounts` or a `password`');
-    return new Authenticator(await LocalAccounts.open({ password: options.password, file: options.accountsFile }), options);
+    if (options.accounts) {
+      return new Authenticator(options.accounts, options);
+    }
+    if (options.password === undefined) {
+      throw new Error('Authenticator needs `accounts` or a `password`');
+    }
+    return new Authenticator(
+      await LocalAccounts.open({ password: options.password, file: options.accountsFile }),
+      options,
+    );
   }
 
   /**
@@ -79,7 +86,9 @@ export class Authenticator {
    * only. Tokens stay valid, as on the board.
    */
   async setPassword(password: string | PasswordHash): Promise<void> {
-    if (!(this.accounts instanceof LocalAccounts)) throw new Error('only a simulated board\'s password can be replaced');
+    if (!(this.accounts instanceof LocalAccounts)) {
+      throw new Error("only a simulated board's password can be replaced");
+    }
     await this.accounts.replace(password);
   }
 
@@ -111,11 +120,15 @@ export class Authenticator {
       await this.login(req, res, peer);
       return { admitted: false };
     }
-    if (this.trustLoopback && isLoopback(peer)) return { admitted: true, actor: { name: 'loopback', scheme: 'loopback' } };
+    if (this.trustLoopback && isLoopback(peer)) {
+      return { admitted: true, actor: { name: 'loopback', scheme: 'loopback' } };
+    }
     // A verified proxy: a client certificate that verified against the client CA plus the identity header.
     const header = this.proxyIdentityHeader?.();
     const proxied = header === undefined ? undefined : proxiedIdentity(req, header);
-    if (proxied !== undefined) return { admitted: true, actor: { name: proxied, scheme: 'mtls' } };
+    if (proxied !== undefined) {
+      return { admitted: true, actor: { name: proxied, scheme: 'mtls' } };
+    }
     return this.checkAuthorization(req, res, peer);
   }
 

@@ -38,10 +38,14 @@ export class BanPatrol {
   }
 
   failure(peer: string): void {
-    if (this.remainingBanMs(peer) > 0) return;
+    if (this.remainingBanMs(peer) > 0) {
+      return;
+    }
     let record = this.peers.get(peer);
     if (!record) {
-      if (this.peers.size >= PRUNE_ABOVE) this.prune();
+      if (this.peers.size >= PRUNE_ABOVE) {
+        this.prune();
+      }
       record = { failures: 0, bans: 0, bannedUntil: 0 };
       this.peers.set(peer, record);
     }
@@ -58,7 +62,11 @@ export class BanPatrol {
 
   private prune(): void {
     const now = this.now();
-    for (const [peer, record] of this.peers) if (record.bannedUntil <= now) this.peers.delete(peer);
+    for (const [peer, record] of this.peers) {
+      if (record.bannedUntil <= now) {
+        this.peers.delete(peer);
+      }
+    }
   }
 }
 
@@ -70,9 +78,17 @@ export function formatDuration(totalSeconds: number): string {
   const hours = Math.floor((s % 86400) / 3600);
   const minutes = Math.floor((s % 3600) / 60);
   const seconds = s % 60;
-  if (days) parts.push(`${days}d`);
-  if (hours) parts.push(`${hours}h`);
-  if (minutes) parts.push(`${minutes}m`);
-  if (seconds || parts.length === 0) parts.push(`${seconds}s`);
+  if (days) {
+    parts.push(`${days}d`);
+  }
+  if (hours) {
+    parts.push(`${hours}h`);
+  }
+  if (minutes) {
+    parts.push(`${minutes}m`);
+  }
+  if (seconds || parts.length === 0) {
+    parts.push(`${seconds}s`);
+  }
   return parts.join(' ');
 }

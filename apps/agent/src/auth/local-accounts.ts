@@ -33,8 +33,13 @@ export class LocalAccounts implements AccountStore {
 
   static async open(options: LocalAccountsOptions): Promise<LocalAccounts> {
     if (options.file !== undefined) {
-      const stored = await readStored(options.file, options.log ?? ((m) => process.stderr.write(`board-agent: ${m}\n`)));
-      if (stored) return new LocalAccounts(stored, options.file);
+      const stored = await readStored(
+        options.file,
+        options.log ?? ((m) => process.stderr.write(`board-agent: ${m}\n`)),
+      );
+      if (stored) {
+        return new LocalAccounts(stored, options.file);
+      }
     }
     const hash = typeof options.password === 'string' ? await PasswordHash.create(options.password) : options.password;
     return new LocalAccounts(hash, options.file);
@@ -48,7 +53,9 @@ export class LocalAccounts implements AccountStore {
 
   /** POST /access/password: persisted first (atomically), then in effect, so an answered 204 survives a restart. */
   async setPassword(username: string, password: string): Promise<void> {
-    if (username !== LOCAL_ACCOUNT) throw new Error(`no account ${username}`);
+    if (username !== LOCAL_ACCOUNT) {
+      throw new Error(`no account ${username}`);
+    }
     const hash = await PasswordHash.create(password);
     if (this.file !== undefined) {
       await mkdir(dirname(this.file), { recursive: true });
@@ -63,7 +70,9 @@ export class LocalAccounts implements AccountStore {
    */
   async replace(password: string | PasswordHash): Promise<void> {
     this.hash = typeof password === 'string' ? await PasswordHash.create(password) : password;
-    if (this.file !== undefined) await rm(this.file, { force: true });
+    if (this.file !== undefined) {
+      await rm(this.file, { force: true });
+    }
   }
 }
 
@@ -72,15 +81,19 @@ async function readStored(file: string, log: (message: string) => void): Promise
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`cannot read ${file}: ${(err as Error).message}; using the start-up password`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      log(`cannot read ${file}: ${(err as Error).message}; using the start-up password`);
+    }
     return null;
   }
-  let hash: PasswordHash | null = null;
+  let hash: PasswordHash | null;
   try {
     hash = PasswordHash.fromStored(JSON.parse(text));
   } catch {
     hash = null;
   }
-  if (!hash) log(`${file} does not hold a usable password hash; using the start-up password`);
+  if (!hash) {
+    log(`${file} does not hold a usable password hash; using the start-up password`);
+  }
   return hash;
 }

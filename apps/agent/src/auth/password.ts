@@ -8,7 +8,9 @@ type ScryptParams = { N: number; r: number; p: number };
 
 function derive(password: string, salt: Buffer, params: ScryptParams = PARAMS): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: PARAMS.maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: PARAMS.maxmem }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
 }
 
@@ -55,15 +57,25 @@ export class PasswordHash {
    * tampered file cannot make every login allocate gigabytes.
    */
   static fromStored(value: unknown): PasswordHash | null {
-    if (typeof value !== 'object' || value === null) return null;
+    if (typeof value !== 'object' || value === null) {
+      return null;
+    }
     const v = value as Partial<Record<keyof StoredPasswordHash, unknown>>;
     const int = (x: unknown, max: number) => typeof x === 'number' && Number.isInteger(x) && x >= 1 && x <= max;
-    if (v.algorithm !== 'scrypt' || !int(v.N, PARAMS.N) || !int(v.r, PARAMS.r) || !int(v.p, 4)) return null;
-    if (((v.N as number) & ((v.N as number) - 1)) !== 0 || (v.N as number) < 2) return null;
-    if (typeof v.salt !== 'string' || typeof v.hash !== 'string') return null;
+    if (v.algorithm !== 'scrypt' || !int(v.N, PARAMS.N) || !int(v.r, PARAMS.r) || !int(v.p, 4)) {
+      return null;
+    }
+    if (((v.N as number) & ((v.N as number) - 1)) !== 0 || (v.N as number) < 2) {
+      return null;
+    }
+    if (typeof v.salt !== 'string' || typeof v.hash !== 'string') {
+      return null;
+    }
     const salt = Buffer.from(v.salt, 'base64');
     const hash = Buffer.from(v.hash, 'base64');
-    if (salt.length < 8 || hash.length !== KEY_LENGTH) return null;
+    if (salt.length < 8 || hash.length !== KEY_LENGTH) {
+      return null;
+    }
     return new PasswordHash(salt, hash, { N: v.N as number, r: v.r as number, p: v.p as number });
   }
 }

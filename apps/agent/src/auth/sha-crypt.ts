@@ -23,8 +23,16 @@ const SHA256: Variant = {
   algorithm: 'sha256',
   size: 32,
   order: [
-    [0, 10, 20], [21, 1, 11], [12, 22, 2], [3, 13, 23], [24, 4, 14],
-    [15, 25, 5], [6, 16, 26], [27, 7, 17], [18, 28, 8], [9, 19, 29],
+    [0, 10, 20],
+    [21, 1, 11],
+    [12, 22, 2],
+    [3, 13, 23],
+    [24, 4, 14],
+    [15, 25, 5],
+    [6, 16, 26],
+    [27, 7, 17],
+    [18, 28, 8],
+    [9, 19, 29],
   ],
 };
 const SHA512: Variant = {
@@ -32,24 +40,50 @@ const SHA512: Variant = {
   algorithm: 'sha512',
   size: 64,
   order: [
-    [0, 21, 42], [22, 43, 1], [44, 2, 23], [3, 24, 45], [25, 46, 4], [47, 5, 26], [6, 27, 48],
-    [28, 49, 7], [50, 8, 29], [9, 30, 51], [31, 52, 10], [53, 11, 32], [12, 33, 54], [34, 55, 13],
-    [56, 14, 35], [15, 36, 57], [37, 58, 16], [59, 17, 38], [18, 39, 60], [40, 61, 19], [62, 20, 41],
+    [0, 21, 42],
+    [22, 43, 1],
+    [44, 2, 23],
+    [3, 24, 45],
+    [25, 46, 4],
+    [47, 5, 26],
+    [6, 27, 48],
+    [28, 49, 7],
+    [50, 8, 29],
+    [9, 30, 51],
+    [31, 52, 10],
+    [53, 11, 32],
+    [12, 33, 54],
+    [34, 55, 13],
+    [56, 14, 35],
+    [15, 36, 57],
+    [37, 58, 16],
+    [59, 17, 38],
+    [18, 39, 60],
+    [40, 61, 19],
+    [62, 20, 41],
   ],
 };
 
 /** Which crypt scheme a shadow hash field uses; `unsupported` covers yescrypt, MD5-crypt, DES and anything else. */
 export function cryptScheme(hash: string): 'sha256-crypt' | 'sha512-crypt' | 'yescrypt' | 'unsupported' {
-  if (hash.startsWith('$5$')) return 'sha256-crypt';
-  if (hash.startsWith('$6$')) return 'sha512-crypt';
-  if (hash.startsWith('$y$')) return 'yescrypt';
+  if (hash.startsWith('$5$')) {
+    return 'sha256-crypt';
+  }
+  if (hash.startsWith('$6$')) {
+    return 'sha512-crypt';
+  }
+  if (hash.startsWith('$y$')) {
+    return 'yescrypt';
+  }
   return 'unsupported';
 }
 
 /** True when `crypt(password, hash) === hash` for a `$5$`/`$6$` hash; false for any other scheme or a malformed hash. */
 export function verifyShaCrypt(password: string, hash: string): boolean {
   const computed = shaCrypt(password, hash);
-  if (computed === null) return false;
+  if (computed === null) {
+    return false;
+  }
   const a = Buffer.from(computed);
   const b = Buffer.from(hash);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -61,7 +95,9 @@ export function verifyShaCrypt(password: string, hash: string): boolean {
  */
 export function shaCrypt(password: string, setting: string): string | null {
   const variant = setting.startsWith('$5$') ? SHA256 : setting.startsWith('$6$') ? SHA512 : null;
-  if (!variant) return null;
+  if (!variant) {
+    return null;
+  }
   let rest = setting.slice(3);
   let rounds = ROUNDS_DEFAULT;
   let customRounds = false;
@@ -85,25 +121,37 @@ function shaCryptDigest(variant: Variant, key: Buffer, salt: Buffer, rounds: num
   // Steps 1–3, 9–12: digest A.
   const a = hash().update(key).update(salt);
   let i = key.length;
-  for (; i > size; i -= size) a.update(b);
+  for (; i > size; i -= size) {
+    a.update(b);
+  }
   a.update(b.subarray(0, i));
-  for (let n = key.length; n > 0; n >>= 1) a.update(n & 1 ? b : key);
+  for (let n = key.length; n > 0; n >>= 1) {
+    a.update(n & 1 ? b : key);
+  }
   const digestA = a.digest();
   // Steps 13–16: P, the key-derived byte string as long as the key.
   const dp = hash();
-  for (let n = 0; n < key.length; n++) dp.update(key);
+  for (let n = 0; n < key.length; n++) {
+    dp.update(key);
+  }
   const p = repeatTo(dp.digest(), key.length);
   // Steps 17–20: S, the salt-derived byte string as long as the salt.
   const ds = hash();
-  for (let n = 0; n < 16 + digestA[0]!; n++) ds.update(salt);
+  for (let n = 0; n < 16 + digestA[0]!; n++) {
+    ds.update(salt);
+  }
   const s = repeatTo(ds.digest(), salt.length);
   // Step 21: the rounds.
   let c = digestA;
   for (let r = 0; r < rounds; r++) {
     const ctx = hash();
     ctx.update(r & 1 ? p : c);
-    if (r % 3 !== 0) ctx.update(s);
-    if (r % 7 !== 0) ctx.update(p);
+    if (r % 3 !== 0) {
+      ctx.update(s);
+    }
+    if (r % 7 !== 0) {
+      ctx.update(p);
+    }
     ctx.update(r & 1 ? c : p);
     c = ctx.digest();
   }
@@ -112,13 +160,17 @@ function shaCryptDigest(variant: Variant, key: Buffer, salt: Buffer, rounds: num
 
 function repeatTo(block: Buffer, length: number): Buffer {
   const out = Buffer.alloc(length);
-  for (let offset = 0; offset < length; offset += block.length) block.copy(out, offset, 0, Math.min(block.length, length - offset));
+  for (let offset = 0; offset < length; offset += block.length) {
+    block.copy(out, offset, 0, Math.min(block.length, length - offset));
+  }
   return out;
 }
 
 function encode(variant: Variant, digest: Buffer): string {
   let out = '';
-  for (const [b2, b1, b0] of variant.order) out += b64From24Bit(digest[b2!]!, digest[b1!]!, digest[b0!]!, 4);
+  for (const [b2, b1, b0] of variant.order) {
+    out += b64From24Bit(digest[b2!]!, digest[b1!]!, digest[b0!]!, 4);
+  }
   out += variant.size === 32 ? b64From24Bit(0, digest[31]!, digest[30]!, 3) : b64From24Bit(0, 0, digest[63]!, 2);
   return out;
 }

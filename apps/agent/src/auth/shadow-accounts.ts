@@ -42,7 +42,9 @@ export class ShadowAccounts implements AccountStore {
   static async open(options: ShadowAccountsOptions): Promise<ShadowAccounts> {
     const accounts = new ShadowAccounts(options);
     await accounts.reload();
-    if (options.watch ?? true) accounts.startWatching();
+    if (options.watch ?? true) {
+      accounts.startWatching();
+    }
     return accounts;
   }
 
@@ -74,7 +76,10 @@ export class ShadowAccounts implements AccountStore {
       if (err instanceof CommandRunError && err.reason === 'spawn') {
         throw new BoardError(500, `Failed to change the password: could not run chpasswd: ${err.message}`);
       }
-      throw new BoardError(500, `Failed to change the password: the password change did not complete: ${(err as Error).message}`);
+      throw new BoardError(
+        500,
+        `Failed to change the password: the password change did not complete: ${(err as Error).message}`,
+      );
     }
     if (result.code !== 0) {
       throw new BoardError(500, `Failed to change the password: the system refused the change: ${lastLine(result)}`);
@@ -82,7 +87,10 @@ export class ShadowAccounts implements AccountStore {
     // Do not wait for the watcher: the next login must see the new hash.
     await this.reload();
     if (!(await this.verify(username, password))) {
-      throw new BoardError(500, 'Failed to change the password: the password change did not complete: /etc/shadow does not hold the new password');
+      throw new BoardError(
+        500,
+        'Failed to change the password: the password change did not complete: /etc/shadow does not hold the new password',
+      );
     }
   }
 
@@ -104,7 +112,10 @@ export class ShadowAccounts implements AccountStore {
       text = await readFile(this.options.shadowFile, 'utf8');
     } catch (err) {
       this.entries = new Map();
-      this.log('error', `cannot read ${this.options.shadowFile}: ${(err as Error).message}; no account can log in (the agent must run as root)`);
+      this.log(
+        'error',
+        `cannot read ${this.options.shadowFile}: ${(err as Error).message}; no account can log in (the agent must run as root)`,
+      );
       return;
     }
     this.entries = parseShadow(text, (message) => this.log('warn', message));
@@ -114,12 +125,16 @@ export class ShadowAccounts implements AccountStore {
     const name = basename(this.options.shadowFile);
     try {
       this.watcher = watch(dirname(this.options.shadowFile), { persistent: false }, (_event, file) => {
-        if (file !== null && file !== name) return;
+        if (file !== null && file !== name) {
+          return;
+        }
         clearTimeout(this.timer);
         this.timer = setTimeout(() => void this.reload(), this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
         this.timer.unref();
       });
-      this.watcher.on('error', (err) => this.log('warn', `stopped watching ${this.options.shadowFile}: ${err.message}`));
+      this.watcher.on('error', (err) =>
+        this.log('warn', `stopped watching ${this.options.shadowFile}: ${err.message}`),
+      );
     } catch (err) {
       this.log('warn', `cannot watch ${this.options.shadowFile} (changes need a restart): ${(err as Error).message}`);
     }
@@ -135,9 +150,13 @@ export function parseShadow(text: string, warn: (message: string) => void): Map<
   const entries = new Map<string, string>();
   for (const line of text.split('\n')) {
     const fields = line.split(':');
-    if (fields.length < 2 || fields[0] === '') continue;
+    if (fields.length < 2 || fields[0] === '') {
+      continue;
+    }
     const [name, hash] = [fields[0]!, fields[1]!];
-    if (hash === '' || hash.startsWith('*') || hash.startsWith('!')) continue;
+    if (hash === '' || hash.startsWith('*') || hash.startsWith('!')) {
+      continue;
+    }
     const scheme = cryptScheme(hash);
     if (scheme === 'yescrypt' || scheme === 'unsupported') {
       warn(

@@ -5,11 +5,14 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** 64 random `[A-Za-z0-9]` characters, as the daemon's session ids. */
 export function newToken(): string {
   let token = '';
-  for (let i = 0; i < 64; i++) token += ALPHABET[randomInt(ALPHABET.length)];
+  for (let i = 0; i < 64; i++) {
+    token += ALPHABET[randomInt(ALPHABET.length)];
+  }
   return token;
 }
 
-export type TokenCheck = { ok: true; username: string } | { ok: false; reason: 'unknown' } | { ok: false; reason: 'expired'; agoMs: number };
+export type TokenCheck =
+  { ok: true; username: string } | { ok: false; reason: 'unknown' } | { ok: false; reason: 'expired'; agoMs: number };
 
 /**
  * Bearer sessions in memory only (a restart logs everyone out, as on the board). Expiry slides: each successful use
@@ -32,7 +35,9 @@ export class TokenStore {
 
   check(token: string): TokenCheck {
     const session = this.sessions.get(token);
-    if (!session) return { ok: false, reason: 'unknown' };
+    if (!session) {
+      return { ok: false, reason: 'unknown' };
+    }
     const now = this.now();
     const age = now - session.lastUsed;
     if (age > this.expiryMs) {
@@ -49,6 +54,10 @@ export class TokenStore {
 
   private purge(): void {
     const now = this.now();
-    for (const [token, session] of this.sessions) if (now - session.lastUsed > this.expiryMs) this.sessions.delete(token);
+    for (const [token, session] of this.sessions) {
+      if (now - session.lastUsed > this.expiryMs) {
+        this.sessions.delete(token);
+      }
+    }
   }
 }

@@ -12,7 +12,9 @@ export function lastPromotion(log: string): TPromotion | null {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
     const at = line.indexOf('postupdate:');
-    if (at >= 0) return { timestamp: line.slice(0, at).trim(), message: line.slice(at + 'postupdate:'.length).trim() };
+    if (at >= 0) {
+      return { timestamp: line.slice(0, at).trim(), message: line.slice(at + 'postupdate:'.length).trim() };
+    }
   }
   return null;
 }

@@ -31,12 +31,23 @@ describe('configuration export and import (facts §3.2, §4 POST /config)', () =
     const a = await board('rack-a');
     await a.backend.setNtp(['time.example.org', '10.0.0.1']);
     await a.backend.setNodeInfo({ 1: { name: 'db-1', module_name: 'RK1', uart_baud: 115200 }, 3: { name: 'cache' } });
-    await a.sources.replace({ sources: [{ id: 'lab', kind: 'http', label: 'Lab', location: 'https://lab.example/fw' }] });
+    await a.sources.replace({
+      sources: [{ id: 'lab', kind: 'http', label: 'Lab', location: 'https://lab.example/fw' }],
+    });
     const exported = await exportConfig(a);
     expect(ZConfigExportSchema.parse(exported)).toEqual(exported);
-    expect(exported).toMatchObject({ format_version: 1, hostname: 'rack-a', ntp_servers: ['time.example.org', '10.0.0.1'] });
+    expect(exported).toMatchObject({
+      format_version: 1,
+      hostname: 'rack-a',
+      ntp_servers: ['time.example.org', '10.0.0.1'],
+    });
     expect(exported.exported_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(exported.nodes).toEqual([{ id: 1, name: 'db-1', module_name: 'RK1', uart_baud: 115200 }, { id: 2 }, { id: 3, name: 'cache' }, { id: 4 }]);
+    expect(exported.nodes).toEqual([
+      { id: 1, name: 'db-1', module_name: 'RK1', uart_baud: 115200 },
+      { id: 2 },
+      { id: 3, name: 'cache' },
+      { id: 4 },
+    ]);
 
     const b = await board('fresh');
     const report = await importConfig(b, JSON.stringify(exported));
@@ -94,7 +105,11 @@ describe('configuration export and import (facts §3.2, §4 POST /config)', () =
   it.each([
     ['no parameter', undefined, 'Missing `config` parameter'],
     ['not JSON', '{', /^`config` is not valid: /],
-    ['missing exported_at', JSON.stringify({ format_version: 1, exported_from: {} }), '`config` is not valid: missing field `exported_at`'],
+    [
+      'missing exported_at',
+      JSON.stringify({ format_version: 1, exported_from: {} }),
+      '`config` is not valid: missing field `exported_at`',
+    ],
     [
       'another format',
       JSON.stringify({ format_version: 2, exported_at: 'x', exported_from: {}, hostname: 'applied-never' }),
@@ -104,8 +119,11 @@ describe('configuration export and import (facts §3.2, §4 POST /config)', () =
     const b = await board('fresh');
     const err = await importConfig(b, text).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400 });
-    if (typeof message === 'string') expect((err as Error).message).toBe(message);
-    else expect((err as Error).message).toMatch(message);
+    if (typeof message === 'string') {
+      expect((err as Error).message).toBe(message);
+    } else {
+      expect((err as Error).message).toMatch(message);
+    }
     expect((await b.backend.getHostname()).hostname).toBe('fresh');
   });
 });

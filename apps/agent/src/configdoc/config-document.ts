@@ -19,22 +19,42 @@ export async function exportConfig(deps: ConfigDeps): Promise<TConfigExport> {
   const now = deps.now ?? Date.now;
   const about = await deps.backend.about().catch(() => null);
   const exportedFrom: TConfigExport['exported_from'] = {};
-  if (about?.hostname) exportedFrom.hostname = about.hostname;
-  if (about?.board_serial) exportedFrom.board_serial = about.board_serial;
-  if (about && about.version !== 'unknown') exportedFrom.firmware = about.version.replace(/^(["'])(.*)\1$/, '$2');
-  const doc: TConfigExport = { format_version: FORMAT_VERSION, exported_at: utcStamp(now()), exported_from: exportedFrom };
+  if (about?.hostname) {
+    exportedFrom.hostname = about.hostname;
+  }
+  if (about?.board_serial) {
+    exportedFrom.board_serial = about.board_serial;
+  }
+  if (about && about.version !== 'unknown') {
+    exportedFrom.firmware = about.version.replace(/^(["'])(.*)\1$/, '$2');
+  }
+  const doc: TConfigExport = {
+    format_version: FORMAT_VERSION,
+    exported_at: utcStamp(now()),
+    exported_from: exportedFrom,
+  };
   const hostname = await deps.backend.getHostname().catch(() => null);
-  if (hostname?.hostname) doc.hostname = hostname.hostname;
+  if (hostname?.hostname) {
+    doc.hostname = hostname.hostname;
+  }
   const ntp = await deps.backend.getNtp().catch(() => null);
-  if (ntp && ntp.servers.length > 0) doc.ntp_servers = ntp.servers;
+  if (ntp && ntp.servers.length > 0) {
+    doc.ntp_servers = ntp.servers;
+  }
   doc.firmware_sources = await deps.sources.read();
   const nodes = await deps.backend.getNodes().catch(() => null);
   if (nodes) {
     doc.nodes = nodes.map((info, index) => {
       const entry: TNodeSettings = { id: index + 1 };
-      if (info.name !== null && info.name !== undefined) entry.name = info.name;
-      if (info.module_name !== null && info.module_name !== undefined) entry.module_name = info.module_name;
-      if (info.uart_baud !== null && info.uart_baud !== undefined) entry.uart_baud = info.uart_baud;
+      if (info.name !== null && info.name !== undefined) {
+        entry.name = info.name;
+      }
+      if (info.module_name !== null && info.module_name !== undefined) {
+        entry.module_name = info.module_name;
+      }
+      if (info.uart_baud !== null && info.uart_baud !== undefined) {
+        entry.uart_baud = info.uart_baud;
+      }
       return entry;
     });
   }
@@ -48,16 +68,21 @@ export async function exportConfig(deps: ConfigDeps): Promise<TConfigExport> {
  * would refuse the whole document; a partly usable export is worth applying). Unknown keys are ignored.
  */
 export async function importConfig(deps: ConfigDeps, text: string | undefined): Promise<TImportReport> {
-  if (text === undefined) throw new BoardError(400, 'Missing `config` parameter');
+  if (text === undefined) {
+    throw new BoardError(400, 'Missing `config` parameter');
+  }
   const doc = parseEnvelope(text);
   const report: TImportReport = { applied: [], skipped: [], failed: [] };
   const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-  if (doc['hostname'] === undefined || doc['hostname'] === null) report.skipped.push('hostname: not in the export');
-  else {
+  if (doc['hostname'] === undefined || doc['hostname'] === null) {
+    report.skipped.push('hostname: not in the export');
+  } else {
     try {
       const name = doc['hostname'];
-      if (typeof name !== 'string') throw new Error(`invalid type: expected a string`);
+      if (typeof name !== 'string') {
+        throw new Error(`invalid type: expected a string`);
+      }
       validateHostname(name);
       await deps.backend.setHostname(name);
       report.applied.push(`hostname ${name}`);
@@ -93,12 +118,14 @@ export async function importConfig(deps: ConfigDeps, text: string | undefined): 
     }
   }
 
-  if (doc['nodes'] === undefined || doc['nodes'] === null) report.skipped.push('node names: not in the export');
-  else {
+  if (doc['nodes'] === undefined || doc['nodes'] === null) {
+    report.skipped.push('node names: not in the export');
+  } else {
     try {
       const patch = nodePatch(doc['nodes']);
-      if ('badIds' in patch) report.failed.push(`node id(s) [${patch.badIds.join(', ')}] are not 1-4`);
-      else {
+      if ('badIds' in patch) {
+        report.failed.push(`node id(s) [${patch.badIds.join(', ')}] are not 1-4`);
+      } else {
         await deps.backend.setNodeInfo(patch.patch);
         report.applied.push(`${patch.count} node name(s)`);
       }
@@ -121,33 +148,45 @@ function parseEnvelope(text: string): Record<string, unknown> {
   }
   const doc = value as Record<string, unknown>;
   for (const key of ['format_version', 'exported_at', 'exported_from']) {
-    if (doc[key] === undefined) throw new BoardError(400, `\`config\` is not valid: missing field \`${key}\``);
+    if (doc[key] === undefined) {
+      throw new BoardError(400, `\`config\` is not valid: missing field \`${key}\``);
+    }
   }
   const format = doc['format_version'];
   if (typeof format !== 'number' || !Number.isInteger(format) || format < 0) {
     throw new BoardError(400, '`config` is not valid: format_version: invalid type: expected u32');
   }
-  if (typeof doc['exported_at'] !== 'string') throw new BoardError(400, '`config` is not valid: exported_at: invalid type: expected a string');
+  if (typeof doc['exported_at'] !== 'string') {
+    throw new BoardError(400, '`config` is not valid: exported_at: invalid type: expected a string');
+  }
   const origin = doc['exported_from'];
   if (origin === null || typeof origin !== 'object' || Array.isArray(origin)) {
     throw new BoardError(400, '`config` is not valid: exported_from: invalid type: expected struct ExportOrigin');
   }
-  if (format !== FORMAT_VERSION) throw new BoardError(400, `this export is format ${format} and this daemon reads format ${FORMAT_VERSION}`);
+  if (format !== FORMAT_VERSION) {
+    throw new BoardError(400, `this export is format ${format} and this daemon reads format ${FORMAT_VERSION}`);
+  }
   return doc;
 }
 
 type NodePatch = { patch: Partial<Record<NodeId, NodeInfoPatch>>; count: number } | { badIds: number[] };
 
 function nodePatch(value: unknown): NodePatch {
-  if (!Array.isArray(value)) throw new Error('expected a list of node settings');
+  if (!Array.isArray(value)) {
+    throw new Error('expected a list of node settings');
+  }
   const badIds: number[] = [];
   const patch: Partial<Record<NodeId, NodeInfoPatch>> = {};
   let count = 0;
   for (const item of value) {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new Error('expected node settings objects');
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      throw new Error('expected node settings objects');
+    }
     const entry = item as Record<string, unknown>;
     const id = entry['id'];
-    if (typeof id !== 'number' || !Number.isInteger(id)) throw new Error('a node entry lacks an integer `id`');
+    if (typeof id !== 'number' || !Number.isInteger(id)) {
+      throw new Error('a node entry lacks an integer `id`');
+    }
     if (id < 1 || id > 4) {
       badIds.push(id);
       continue;
@@ -155,8 +194,12 @@ function nodePatch(value: unknown): NodePatch {
     const fields: NodeInfoPatch = {};
     for (const key of ['name', 'module_name'] as const) {
       const field = entry[key];
-      if (field === undefined || field === null) continue;
-      if (typeof field !== 'string') throw new Error(`node ${id}: \`${key}\` should be a string`);
+      if (field === undefined || field === null) {
+        continue;
+      }
+      if (typeof field !== 'string') {
+        throw new Error(`node ${id}: \`${key}\` should be a string`);
+      }
       fields[key] = field;
     }
     const baud = entry['uart_baud'];

@@ -67,7 +67,11 @@ describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
     const cat = catalogue();
     await cat.start({ prime: false });
     await cat.get();
-    const answers = await Promise.all([cat.get({ refresh: true }), cat.get({ refresh: true }), cat.get({ refresh: true })]);
+    const answers = await Promise.all([
+      cat.get({ refresh: true }),
+      cat.get({ refresh: true }),
+      cat.get({ refresh: true }),
+    ]);
     expect(answers.every((a) => a.refreshing === true)).toBe(true);
     await new Promise((r) => setTimeout(r, 100));
     expect(listings()).toBe(2);
@@ -106,8 +110,20 @@ describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
     });
     expect(await check.get()).toEqual({
       checked_at: '2026-09-12T10:00:00Z',
-      stable: { channel: 'stable', repo: 'excavador-turing/BMC-Firmware', running: 'v2.30.0', target: 'v2.31.0', update_available: true },
-      edge: { channel: 'edge', repo: 'excavador-turing/BMC-Firmware', running: 'v2.30.0', target: 'v2.32.0-rc.1', update_available: true },
+      stable: {
+        channel: 'stable',
+        repo: 'excavador-turing/BMC-Firmware',
+        running: 'v2.30.0',
+        target: 'v2.31.0',
+        update_available: true,
+      },
+      edge: {
+        channel: 'edge',
+        repo: 'excavador-turing/BMC-Firmware',
+        running: 'v2.30.0',
+        target: 'v2.32.0-rc.1',
+        update_available: true,
+      },
       error: null,
     });
     const broken = new UpdateCheck({

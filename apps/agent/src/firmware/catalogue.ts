@@ -58,7 +58,9 @@ export class Catalogue {
   async start(options: { prime?: boolean } = {}): Promise<void> {
     await this.loadPersisted();
     if (options.prime ?? true) {
-      if (!this.entry || this.isStale(this.entry)) this.startRefresh();
+      if (!this.entry || this.isStale(this.entry)) {
+        void this.startRefresh();
+      }
     }
   }
 
@@ -76,9 +78,13 @@ export class Catalogue {
       // Cold cache: wait for the fan-out (join the one running, e.g. the start-up priming).
       await (this.startRefresh() ?? this.inflight ?? this.refreshUnclaimed());
     } else if (options.refresh || this.isStale(this.entry)) {
-      this.startRefresh();
+      void this.startRefresh();
     }
-    const entry = this.entry ?? { answers: { checked_at: utcStamp(this.now()), running: 'unknown', sources: [] }, atMs: this.now(), allOk: false };
+    const entry = this.entry ?? {
+      answers: { checked_at: utcStamp(this.now()), running: 'unknown', sources: [] },
+      atMs: this.now(),
+      allOk: false,
+    };
     // The running version changes under a cached catalogue at a promotion: relate the candidates afresh.
     const running = await this.options.running();
     const answers = running === entry.answers.running ? entry.answers : rerelate(entry.answers, running);
@@ -86,22 +92,30 @@ export class Catalogue {
       ...answers,
       age_seconds: Math.max(0, Math.floor((this.now() - entry.atMs) / 1000)),
     };
-    if (this.refreshing) catalog.refreshing = true;
+    if (this.refreshing) {
+      catalog.refreshing = true;
+    }
     return catalog;
   }
 
   /** Start a background refresh unless one holds the claim; returns its promise, or undefined when one runs. */
   startRefresh(): Promise<void> | undefined {
     const now = this.now();
-    if (now < this.claimUntil) return undefined;
+    if (now < this.claimUntil) {
+      return undefined;
+    }
     const token = ++this.claimToken;
     this.claimUntil = now + CLAIM_MS;
     const run = this.fanOut()
       .catch(() => undefined)
       .finally(() => {
         // Released when done; a newer claim (after a deadline lapse) is not ours to release.
-        if (this.claimToken === token) this.claimUntil = 0;
-        if (this.inflight === run) this.inflight = null;
+        if (this.claimToken === token) {
+          this.claimUntil = 0;
+        }
+        if (this.inflight === run) {
+          this.inflight = null;
+        }
       });
     this.inflight = run;
     return run;
@@ -131,16 +145,22 @@ export class Catalogue {
         }
       }),
     );
-    if (signal.aborted && this.stopper.signal.aborted) return;
+    if (signal.aborted && this.stopper.signal.aborted) {
+      return;
+    }
     const atMs = this.now();
     const allOk = sources.every((s) => s.error === undefined);
     this.entry = { answers: { checked_at: utcStamp(atMs), running, sources }, atMs, allOk };
-    if (allOk) await this.persist(this.entry).catch(() => undefined);
+    if (allOk) {
+      await this.persist(this.entry).catch(() => undefined);
+    }
   }
 
   private async persist(entry: Entry): Promise<void> {
     const offer = JSON.stringify({ running: entry.answers.running, sources: entry.answers.sources });
-    if (offer === this.persistedOffer) return;
+    if (offer === this.persistedOffer) {
+      return;
+    }
     await writeFileAtomic(join(this.options.overlayDir, CATALOG_FILE), `${JSON.stringify(entry.answers, null, 2)}\n`);
     this.persistedOffer = offer;
   }
@@ -149,9 +169,13 @@ export class Catalogue {
     try {
       const raw = JSON.parse(await readFile(join(this.options.overlayDir, CATALOG_FILE), 'utf8')) as unknown;
       const parsed = ZCatalogSchema.omit({ age_seconds: true, refreshing: true }).safeParse(raw);
-      if (!parsed.success) return;
+      if (!parsed.success) {
+        return;
+      }
       const stamped = Date.parse(parsed.data.checked_at);
-      if (!Number.isFinite(stamped)) return;
+      if (!Number.isFinite(stamped)) {
+        return;
+      }
       const age = Math.min(Math.max(0, this.now() - stamped), MAX_PERSISTED_AGE_S * 1000);
       this.entry = { answers: parsed.data, atMs: this.now() - age, allOk: true };
       this.persistedOffer = JSON.stringify({ running: parsed.data.running, sources: parsed.data.sources });

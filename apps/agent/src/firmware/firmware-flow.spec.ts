@@ -19,10 +19,18 @@ describe('firmware services on a simulated board (service level)', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'fw-flow-'));
-    host = await FakeFirmwareHost.start([{ version: 'v2.31.0' }, { version: 'v2.29.0' }, { version: 'v2.32.0-rc.1', prerelease: true }]);
+    host = await FakeFirmwareHost.start([
+      { version: 'v2.31.0' },
+      { version: 'v2.29.0' },
+      { version: 'v2.32.0-rc.1', prerelease: true },
+    ]);
     board = createSimulatedBackend(dir, { timeScale: 0.001, firmwareVersion: 'v2.30.0' });
     await board.start();
-    services = await createSimulatedServices(board, dir, accounts, { githubApiUrl: host.githubApi, primeCatalogue: false, retryDelayMs: 1 });
+    services = await createSimulatedServices(board, dir, accounts, {
+      githubApiUrl: host.githubApi,
+      primeCatalogue: false,
+      retryDelayMs: 1,
+    });
     await services.firmware.sources.replace({
       sources: [
         { id: 'lab', kind: 'http', label: 'Lab mirror', location: host.httpSource },
@@ -58,7 +66,13 @@ describe('firmware services on a simulated board (service level)', () => {
       ['v2.29.0', 'verified'],
     ]);
     expect(catalog.sources[2]!.candidates).toEqual([
-      { version: 'v2.33.0', relation: 'newer', trust: 'unverified', file: '/mnt/sdcard/firmware/tp2-bmc-firmware-ota-v2.33.0.tpu', size_bytes: 10 },
+      {
+        version: 'v2.33.0',
+        relation: 'newer',
+        trust: 'unverified',
+        file: '/mnt/sdcard/firmware/tp2-bmc-firmware-ota-v2.33.0.tpu',
+        size_bytes: 10,
+      },
     ]);
     expect(catalog.refreshing).toBeUndefined();
   });
@@ -71,14 +85,23 @@ describe('firmware services on a simulated board (service level)', () => {
   });
 
   it('stages a verified image, promotes it at reboot, and shows the new version in slots and About', async () => {
-    const result = await services.firmware.installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false });
+    const result = await services.firmware.installer.install({
+      source: 'lab',
+      version: 'v2.31.0',
+      force: false,
+      allowDowngrade: false,
+    });
     expect(result).toEqual({ source: 'lab', staged: 'v2.31.0' });
     const staged = await services.firmware.slots.slots();
     expect(ZFirmwareSlotsSchema.parse(staged)).toEqual(staged);
     expect(staged).toMatchObject({
       update_staged: true,
       nextboot: 'ubi0:rootfs_new',
-      staged: { version: 'v2.31.0', source: 'tpi-selfupdate', sha256: FakeFirmwareHost.sha256(FakeFirmwareHost.image('v2.31.0')) },
+      staged: {
+        version: 'v2.31.0',
+        source: 'tpi-selfupdate',
+        sha256: FakeFirmwareHost.sha256(FakeFirmwareHost.image('v2.31.0')),
+      },
     });
     expect(staged.promotion_history).toBeUndefined();
 
@@ -100,11 +123,21 @@ describe('firmware services on a simulated board (service level)', () => {
   });
 
   it('rolls back when the promotion gate fails, and counts both outcomes', async () => {
-    await services.firmware.installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false });
+    await services.firmware.installer.install({
+      source: 'lab',
+      version: 'v2.31.0',
+      force: false,
+      allowDowngrade: false,
+    });
     await board.reboot({ fel: false });
     await services.lastBoot();
     services.slots.setGateFail(true);
-    await services.firmware.installer.install({ source: 'gh', version: 'v2.32.0-rc.1', force: false, allowDowngrade: false });
+    await services.firmware.installer.install({
+      source: 'gh',
+      version: 'v2.32.0-rc.1',
+      force: false,
+      allowDowngrade: false,
+    });
     await board.reboot({ fel: false });
     await services.lastBoot();
     const slots = await services.firmware.slots.slots();
@@ -119,14 +152,22 @@ describe('firmware services on a simulated board (service level)', () => {
     host.releases[0]!.corrupt = true;
     await expect(
       services.firmware.installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false }),
-    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining('checksum mismatch for tp2-bmc-firmware-ota-v2.31.0.tpu') });
+    ).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('checksum mismatch for tp2-bmc-firmware-ota-v2.31.0.tpu'),
+    });
     const slots = await services.firmware.slots.slots();
     expect(slots).toMatchObject({ update_staged: false, staged: null });
   });
 
   it('resumes a broken transfer with Range', async () => {
     host.breakTransfers = 1;
-    await services.firmware.installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false });
+    await services.firmware.installer.install({
+      source: 'lab',
+      version: 'v2.31.0',
+      force: false,
+      allowDowngrade: false,
+    });
     const ranged = host.requests.filter((r) => r.path.endsWith('.tpu') && r.range);
     expect(ranged.length).toBe(1);
     expect((await services.firmware.slots.slots()).update_staged).toBe(true);

@@ -50,8 +50,19 @@ export class FirmwareServices {
       boardPath: options.boardPath,
     };
     const running = () => runningVersion(options.backend);
-    this.catalogue = new Catalogue({ sources: this.sources, readers, running, overlayDir: options.overlayDir, now: options.now });
-    this.updateCheck = new UpdateCheck({ repo: options.updateRepo ?? DEFAULT_UPDATE_REPO, readers, running, now: options.now });
+    this.catalogue = new Catalogue({
+      sources: this.sources,
+      readers,
+      running,
+      overlayDir: options.overlayDir,
+      now: options.now,
+    });
+    this.updateCheck = new UpdateCheck({
+      repo: options.updateRepo ?? DEFAULT_UPDATE_REPO,
+      readers,
+      running,
+      now: options.now,
+    });
     this.installer = new Installer({
       sources: this.sources,
       slots: options.slots,
@@ -72,7 +83,9 @@ export class FirmwareServices {
     this.catalogue.stop();
     this.updateCheck.stop();
     this.installer.stop();
-    if (this.ownsHttp) await this.http.close();
+    if (this.ownsHttp) {
+      await this.http.close();
+    }
   }
 }
 

@@ -87,7 +87,9 @@ export class HttpClient {
 
   async json(url: string, signal?: AbortSignal, headers: Record<string, string> = {}): Promise<unknown | null> {
     const text = await this.text(url, signal, { Accept: 'application/json', ...headers });
-    if (text === null) return null;
+    if (text === null) {
+      return null;
+    }
     try {
       return JSON.parse(text);
     } catch {
@@ -99,8 +101,12 @@ export class HttpClient {
   async exists(url: string, signal?: AbortSignal): Promise<boolean> {
     const res = await this.call(url, 'HEAD', signal, {});
     await res.body.dump();
-    if (res.statusCode === 404) return false;
-    if (res.statusCode >= 200 && res.statusCode < 300) return true;
+    if (res.statusCode === 404) {
+      return false;
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      return true;
+    }
     throw new HttpError(`${url} answered ${res.statusCode}`, res.statusCode);
   }
 
@@ -117,23 +123,42 @@ export class HttpClient {
     await unlink(file).catch(() => undefined);
     let lastError: unknown;
     for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, (options.retryDelayMs ?? 1000) * attempt));
+      if (attempt > 0) {
+        await new Promise((r) => setTimeout(r, (options.retryDelayMs ?? 1000) * attempt));
+      }
       options.signal?.throwIfAborted();
       try {
         await this.downloadOnce(url, file, options);
         return { size: (await stat(file)).size, sha256: await sha256File(file) };
       } catch (err) {
         lastError = err;
-        if (err instanceof HttpError && err.status !== undefined && err.status < 500 && err.status !== 408 && err.status !== 429) break;
-        if (options.signal?.aborted) break;
+        if (
+          err instanceof HttpError &&
+          err.status !== undefined &&
+          err.status < 500 &&
+          err.status !== 408 &&
+          err.status !== 429
+        ) {
+          break;
+        }
+        if (options.signal?.aborted) {
+          break;
+        }
       }
     }
     await unlink(file).catch(() => undefined);
     throw lastError instanceof Error ? lastError : new HttpError(String(lastError));
   }
 
-  private async downloadOnce(url: string, file: string, options: { signal?: AbortSignal; maxBytes?: number }): Promise<void> {
-    const have = await stat(file).then((s) => s.size, () => 0);
+  private async downloadOnce(
+    url: string,
+    file: string,
+    options: { signal?: AbortSignal; maxBytes?: number },
+  ): Promise<void> {
+    const have = await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
     const res = await this.call(url, 'GET', options.signal, have > 0 ? { Range: `bytes=${have}-` } : {});
     if (res.statusCode === 416 && have > 0) {
       await res.body.dump(); // we already hold the whole file
@@ -153,7 +178,9 @@ export class HttpClient {
           res.body.destroy();
           throw new HttpError(`${url} is larger than ${options.maxBytes} bytes`, 413);
         }
-        if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+        if (!out.write(chunk)) {
+          await new Promise<void>((r) => out.once('drain', () => r()));
+        }
       }
     } finally {
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
@@ -164,18 +191,27 @@ export class HttpClient {
     }
   }
 
-  private async call(url: string, method: 'GET' | 'HEAD', signal: AbortSignal | undefined, headers: Record<string, string>) {
+  private async call(
+    url: string,
+    method: 'GET' | 'HEAD',
+    signal: AbortSignal | undefined,
+    headers: Record<string, string>,
+  ) {
     const { dispatcher, request } = await this.connect();
     try {
       return await request(url, { method, signal, dispatcher, headers: { 'User-Agent': USER_AGENT, ...headers } });
     } catch (err) {
-      if (signal?.aborted) throw err;
+      if (signal?.aborted) {
+        throw err;
+      }
       throw new HttpError(`${url}: ${describe(err)}`);
     }
   }
 
   async close(): Promise<void> {
-    if (this.connection === undefined) return; // never used: undici was not even loaded
+    if (this.connection === undefined) {
+      return;
+    } // never used: undici was not even loaded
     await this.connection.then(({ agent }) => agent.destroy()).catch(() => undefined);
   }
 }
@@ -191,7 +227,9 @@ function describe(err: unknown): string {
 export async function sha256File(file: string): Promise<string> {
   const { createReadStream } = await import('node:fs');
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Buffer);
+  }
   return hash.digest('hex');
 }
 
@@ -199,7 +237,9 @@ export async function sha256File(file: string): Promise<string> {
 export function sumFor(sums: string, name: string): string | null {
   for (const line of sums.split('\n')) {
     const match = /^([0-9a-fA-F]{64})\s+\*?(.+?)\s*$/.exec(line.trim());
-    if (match && (match[2] === name || match[2]!.endsWith(`/${name}`))) return match[1]!.toLowerCase();
+    if (match && (match[2] === name || match[2]!.endsWith(`/${name}`))) {
+      return match[1]!.toLowerCase();
+    }
   }
   return null;
 }

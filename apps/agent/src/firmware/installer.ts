@@ -76,40 +76,63 @@ export class Installer {
     try {
       const doc = await this.options.sources.read();
       const source = doc.sources.find((s) => s.id === id);
-      if (!source) throw new BoardError(400, `no source called ${JSON.stringify(id)}`);
+      if (!source) {
+        throw new BoardError(400, `no source called ${JSON.stringify(id)}`);
+      }
       return await this.run(request, source.kind, source.location);
     } catch (err) {
-      if (err instanceof BoardError) throw err;
+      if (err instanceof BoardError) {
+        throw err;
+      }
       throw new BoardError(500, `install task failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       this.running = null;
     }
   }
 
-  private async run(request: InstallRequest, kind: 'github' | 'http' | 'local', location: string): Promise<TInstallResult> {
+  private async run(
+    request: InstallRequest,
+    kind: 'github' | 'http' | 'local',
+    location: string,
+  ): Promise<TInstallResult> {
     const { slots } = this.options;
     const { source: id, version } = request;
     const staged = await slots.nextboot();
     if (staged.update_staged === true && !request.force) {
-      throw new BoardError(409, 'an update is already staged for the next boot; reboot to take it, or pass force=1 to replace it');
+      throw new BoardError(
+        409,
+        'an update is already staged for the next boot; reboot to take it, or pass force=1 to replace it',
+      );
     }
-    if (kind === 'local') throw new BoardError(400, 'a local image is installed through opt=set&type=firmware with local=1');
+    if (kind === 'local') {
+      throw new BoardError(400, 'a local image is installed through opt=set&type=firmware with local=1');
+    }
 
     const running = await this.options.running();
     const relation = relationTo(version, running);
     if (!request.allowDowngrade) {
-      if (relation === 'current') throw new BoardError(400, `${UPDATER}: already running ${version}`);
+      if (relation === 'current') {
+        throw new BoardError(400, `${UPDATER}: already running ${version}`);
+      }
       if (relation !== 'newer') {
-        throw new BoardError(400, `${UPDATER}: ${version} is not newer than ${running}; pass --allow-downgrade to install it anyway`);
+        throw new BoardError(
+          400,
+          `${UPDATER}: ${version} is not newer than ${running}; pass --allow-downgrade to install it anyway`,
+        );
       }
     }
 
-    const signal = AbortSignal.any([this.stopper.signal, AbortSignal.timeout(this.options.downloadTimeoutMs ?? 900_000)]);
+    const signal = AbortSignal.any([
+      this.stopper.signal,
+      AbortSignal.timeout(this.options.downloadTimeoutMs ?? 900_000),
+    ]);
     const ctx: ReaderContext = { ...this.options.readers, signal };
     const image = imageName(version);
-    const assets = await resolveRelease({ id, kind, label: id, location, enabled: true }, version, ctx).catch((err: unknown) => {
-      throw updaterRefusal(err);
-    });
+    const assets = await resolveRelease({ id, kind, label: id, location, enabled: true }, version, ctx).catch(
+      (err: unknown) => {
+        throw updaterRefusal(err);
+      },
+    );
     let expected: string | null = null;
     if (assets.sumsUrl) {
       const sums = await this.options.http.text(assets.sumsUrl, signal).catch((err: unknown) => {
@@ -117,11 +140,16 @@ export class Installer {
       });
       if (sums !== null) {
         expected = sumFor(sums, image);
-        if (expected === null) throw new BoardError(400, `${UPDATER}: SHA256SUMS of ${version} has no line for ${image}`);
+        if (expected === null) {
+          throw new BoardError(400, `${UPDATER}: SHA256SUMS of ${version} has no line for ${image}`);
+        }
       }
     }
     if (expected === null && assets.sumsRequired) {
-      throw new BoardError(400, `${UPDATER}: release ${version} publishes no SHA256SUMS, so ${image} cannot be verified`);
+      throw new BoardError(
+        400,
+        `${UPDATER}: release ${version} publishes no SHA256SUMS, so ${image} cannot be verified`,
+      );
     }
 
     const dir = join(await this.stagingDir(), 'tpi-selfupdate');
@@ -138,12 +166,21 @@ export class Installer {
         });
       } catch (err) {
         if (err instanceof HttpError && err.status === 413) {
-          throw new BoardError(400, `${UPDATER}: ${image} is larger than the rootfs volume (${slots.maxImageBytes} bytes)`);
+          throw new BoardError(
+            400,
+            `${UPDATER}: ${image} is larger than the rootfs volume (${slots.maxImageBytes} bytes)`,
+          );
         }
-        throw new BoardError(400, `${UPDATER}: download of ${assets.imageUrl} failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw new BoardError(
+          400,
+          `${UPDATER}: download of ${assets.imageUrl} failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
       if (expected !== null && got.sha256 !== expected) {
-        throw new BoardError(400, `${UPDATER}: checksum mismatch for ${image}: SHA256SUMS says ${expected}, the download is ${got.sha256}`);
+        throw new BoardError(
+          400,
+          `${UPDATER}: checksum mismatch for ${image}: SHA256SUMS says ${expected}, the download is ${got.sha256}`,
+        );
       }
       if (staged.update_staged === true) {
         // force: the old staging is cancelled only now, when a verified replacement is in hand.
@@ -172,7 +209,9 @@ export class Installer {
       try {
         await mkdir(dir, { recursive: true });
         const fs = await statfs(dir);
-        if (fs.bavail * fs.bsize >= need) return dir;
+        if (fs.bavail * fs.bsize >= need) {
+          return dir;
+        }
       } catch {
         // not usable; try the next
       }
@@ -182,7 +221,11 @@ export class Installer {
 }
 
 function updaterRefusal(err: unknown): BoardError {
-  if (err instanceof BoardError) return err;
-  if (err instanceof NotOffered || err instanceof HttpError) return new BoardError(400, `${UPDATER}: ${err.message}`);
+  if (err instanceof BoardError) {
+    return err;
+  }
+  if (err instanceof NotOffered || err instanceof HttpError) {
+    return new BoardError(400, `${UPDATER}: ${err.message}`);
+  }
   return new BoardError(400, `${UPDATER}: ${err instanceof Error ? err.message : String(err)}`);
 }

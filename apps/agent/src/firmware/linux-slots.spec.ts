@@ -17,13 +17,17 @@ class ScriptedRunner implements CommandRunner {
   osupdate: CommandResult = { code: 0, stdout: '', stderr: '' };
   async run(cmd: string, args: readonly string[], _options: RunOptions): Promise<CommandResult> {
     this.calls.push({ cmd, args });
-    if (cmd === 'fw_printenv') return { code: 0, stdout: `${this.nextboot}\n`, stderr: '' };
+    if (cmd === 'fw_printenv') {
+      return { code: 0, stdout: `${this.nextboot}\n`, stderr: '' };
+    }
     if (cmd === 'fw_setenv') {
       this.nextboot = args[1] ?? '';
       return { code: 0, stdout: '', stderr: '' };
     }
     if (cmd === '/sbin/osupdate') {
-      if (this.osupdate.code === 0) this.nextboot = 'ubi0:rootfs_new';
+      if (this.osupdate.code === 0) {
+        this.nextboot = 'ubi0:rootfs_new';
+      }
       return this.osupdate;
     }
     return { code: 127, stdout: '', stderr: `${cmd}: not found` };
@@ -66,10 +70,12 @@ describe('Linux A/B slots driver (facts §7.7 through the backend runner)', () =
   });
 
   it('stages through /sbin/osupdate on the overlay (a real mount) and writes the staged note', async () => {
-    expect(await installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false })).toEqual({
-      source: 'lab',
-      staged: 'v2.31.0',
-    });
+    expect(await installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false })).toEqual(
+      {
+        source: 'lab',
+        staged: 'v2.31.0',
+      },
+    );
     const osupdate = runner.calls.find((c) => c.cmd === '/sbin/osupdate')!;
     expect(osupdate.args).toEqual([join(root, 'mnt/overlay/tpi-selfupdate/tp2-bmc-firmware-ota-v2.31.0.tpu')]);
     const note = await readFile(join(root, 'mnt/overlay/staged-firmware'), 'utf8');
@@ -84,8 +90,14 @@ describe('Linux A/B slots driver (facts §7.7 through the backend runner)', () =
   });
 
   it("quotes osupdate's last stderr line when it fails, and leaves no note", async () => {
-    runner.osupdate = { code: 1, stdout: '', stderr: 'writing rootfs_new\nosupdate: ubiupdatevol failed: No space left on device\n' };
-    await expect(installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false })).rejects.toMatchObject({
+    runner.osupdate = {
+      code: 1,
+      stdout: '',
+      stderr: 'writing rootfs_new\nosupdate: ubiupdatevol failed: No space left on device\n',
+    };
+    await expect(
+      installer.install({ source: 'lab', version: 'v2.31.0', force: false, allowDowngrade: false }),
+    ).rejects.toMatchObject({
       status: 400,
       message: 'osupdate: ubiupdatevol failed: No space left on device',
     });

@@ -8,7 +8,13 @@ import { BoardError } from '../backend/backend.js';
 import type { RootFs } from '../backend/linux/root-fs.js';
 import { type CommandRunner, lastLine } from '../backend/linux/runner.js';
 import { readFirmwareSlots, readNextboot, writeNextboot } from '../backend/linux/slots.js';
-import { type FirmwareSlotsDriver, formatNote, type Nextboot, ROOTFS_VOLUME_BYTES, type StagedNote } from './slots-driver.js';
+import {
+  type FirmwareSlotsDriver,
+  formatNote,
+  type Nextboot,
+  ROOTFS_VOLUME_BYTES,
+  type StagedNote,
+} from './slots-driver.js';
 
 const STAGED_NOTE = '/mnt/overlay/staged-firmware';
 const OSUPDATE = '/sbin/osupdate';
@@ -45,10 +51,14 @@ export class LinuxSlots implements FirmwareSlotsDriver {
   }
 
   async writeImage(file: string): Promise<void> {
-    const result = await this.options.runner.run(OSUPDATE, [file], { timeoutMs: OSUPDATE_TIMEOUT_MS }).catch((err: unknown) => {
-      throw new BoardError(500, `cannot run the updater: ${err instanceof Error ? err.message : String(err)}`);
-    });
-    if (result.code !== 0) throw new BoardError(400, lastLine(result));
+    const result = await this.options.runner
+      .run(OSUPDATE, [file], { timeoutMs: OSUPDATE_TIMEOUT_MS })
+      .catch((err: unknown) => {
+        throw new BoardError(500, `cannot run the updater: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    if (result.code !== 0) {
+      throw new BoardError(400, lastLine(result));
+    }
   }
 
   async writeStagedNote(note: StagedNote): Promise<void> {

@@ -93,7 +93,12 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
   async slots(): Promise<TFirmwareSlots> {
     const ubi = await this.ubi();
     const runningVolume = ubi.volumes.find((v) => v.id === ubi.attached) ?? null;
-    const slot = (v: Volume, version: string | null): TSlot => ({ volume: v.name, volume_id: v.id, size_bytes: v.size_bytes, version });
+    const slot = (v: Volume, version: string | null): TSlot => ({
+      volume: v.name,
+      volume_id: v.id,
+      size_bytes: v.size_bytes,
+      version,
+    });
     const running = runningVolume ? slot(runningVolume, (await this.options.host.about()).version) : null;
     let rollbackVolume = ubi.volumes.find((v) => v.name === 'rootfs_prev' && v !== runningVolume) ?? null;
     if (!rollbackVolume && runningVolume) {
@@ -112,31 +117,42 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
       last_promotion: log === null ? null : lastPromotion(log),
       staged: stagedImage(await this.overlayText('staged-firmware')),
     };
-    if (log !== null) slots.promotion_history = promotionHistory(log);
+    if (log !== null) {
+      slots.promotion_history = promotionHistory(log);
+    }
     return slots;
   }
 
   async nextboot(): Promise<Nextboot> {
     const value = await readFile(join(this.dir, 'nextboot'), 'utf8').catch(() => null);
-    if (value === null) return { update_staged: false, nextboot: null };
+    if (value === null) {
+      return { update_staged: false, nextboot: null };
+    }
     return value.trim() ? { update_staged: true, nextboot: value.trim() } : { update_staged: false, nextboot: null };
   }
 
   async setNextboot(value: string | null): Promise<void> {
-    if (value === null) await unlink(join(this.dir, 'nextboot')).catch(() => undefined);
-    else await writeFileAtomic(join(this.dir, 'nextboot'), `${value}\n`);
+    if (value === null) {
+      await unlink(join(this.dir, 'nextboot')).catch(() => undefined);
+    } else {
+      await writeFileAtomic(join(this.dir, 'nextboot'), `${value}\n`);
+    }
   }
 
   /** osupdate: the inactive slot becomes `rootfs_new` holding the image; nextboot is armed for one boot. */
   async writeImage(file: string): Promise<void> {
     const size = (await stat(file)).size;
-    if (size > this.maxImageBytes) throw new BoardError(400, `osupdate: ${basename(file)} does not fit the rootfs volume`);
+    if (size > this.maxImageBytes) {
+      throw new BoardError(400, `osupdate: ${basename(file)} does not fit the rootfs volume`);
+    }
     const ubi = await this.ubi();
     const target =
       ubi.volumes.find((v) => v.name === 'rootfs_new') ??
       ubi.volumes.find((v) => v.name === 'rootfs_prev' && v.id !== ubi.attached) ??
       ubi.volumes.find((v) => v.id !== ubi.attached);
-    if (!target) throw new BoardError(500, 'osupdate: no inactive rootfs volume');
+    if (!target) {
+      throw new BoardError(500, 'osupdate: no inactive rootfs volume');
+    }
     target.name = 'rootfs_new';
     target.size_bytes = size;
     target.version = await imageVersion(file);
@@ -164,12 +180,16 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
    */
   async boot(): Promise<'promoted' | 'rolled-back' | 'no-update'> {
     const next = await this.nextboot();
-    if (!next.update_staged || !next.nextboot) return 'no-update';
+    if (!next.update_staged || !next.nextboot) {
+      return 'no-update';
+    }
     await this.setNextboot(null);
     const ubi = await this.ubi();
     const name = next.nextboot.replace(/^ubi\d+:/, '');
     const booted = ubi.volumes.find((v) => v.name === name);
-    if (!booted || booted.name === 'rootfs') return 'no-update';
+    if (!booted || booted.name === 'rootfs') {
+      return 'no-update';
+    }
     const previous = ubi.volumes.find((v) => v.name === 'rootfs') ?? null;
     const noteText = await this.overlayText('staged-firmware');
     const note = noteText === null ? null : parseNote(noteText);
@@ -180,17 +200,23 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
     let failed = false;
     const reports = booted.version ?? 'unknown';
     const staged = note?.get('VERSION');
-    if (!note) await this.log('no staged note; version check skipped');
-    else if (!staged) await this.log(`staged build '${note.get('FILE') ?? ''}' carries no version; version check skipped`);
-    else if (staged.replace(/^v/, '') !== reports.replace(/^v/, '')) {
+    if (!note) {
+      await this.log('no staged note; version check skipped');
+    } else if (!staged) {
+      await this.log(`staged build '${note.get('FILE') ?? ''}' carries no version; version check skipped`);
+    } else if (staged.replace(/^v/, '') !== reports.replace(/^v/, '')) {
       await this.log(`FAILED: staged ${staged} but this image reports ${reports}`);
       failed = true;
-    } else await this.log(`version matches the staged note: ${reports}`);
+    } else {
+      await this.log(`version matches the staged note: ${reports}`);
+    }
     if (!failed) {
       if (this.gateFault === 'metrics') {
         await this.log('FAILED: /metrics did not answer with bmcd_build_info');
         failed = true;
-      } else await this.log('metrics answer, with bmcd_build_info');
+      } else {
+        await this.log('metrics answer, with bmcd_build_info');
+      }
     }
     await this.clearStagedNote();
 
@@ -203,15 +229,25 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
       await this.log('rolling back to the volume named rootfs by rebooting');
       return 'rolled-back';
     }
-    if (failed) await this.log('no rootfs volume to fall back to; promoting anyway');
-    for (const v of ubi.volumes) if (v.name === 'rootfs_prev') v.name = `rootfs_old_${v.id}`;
+    if (failed) {
+      await this.log('no rootfs volume to fall back to; promoting anyway');
+    }
+    for (const v of ubi.volumes) {
+      if (v.name === 'rootfs_prev') {
+        v.name = `rootfs_old_${v.id}`;
+      }
+    }
     ubi.volumes = ubi.volumes.filter((v) => !v.name.startsWith('rootfs_old_'));
-    if (previous) previous.name = 'rootfs_prev';
+    if (previous) {
+      previous.name = 'rootfs_prev';
+    }
     booted.name = 'rootfs';
     ubi.attached = booted.id;
     await this.writeUbi(ubi);
     const replaces = note?.get('REPLACES');
-    if (replaces) await writeFileAtomic(join(this.overlayDir, 'rollback-version'), `${replaces}\n`);
+    if (replaces) {
+      await writeFileAtomic(join(this.overlayDir, 'rollback-version'), `${replaces}\n`);
+    }
     this.options.host.setFirmwareVersion(booted.version ?? 'unknown');
     await this.log(`promoted: ${name} is now rootfs; the previous image is rootfs_prev`);
     return 'promoted';
@@ -223,13 +259,17 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
 
   private async overlayText(name: string, trimmed = false): Promise<string | null> {
     const text = await readFile(join(this.overlayDir, name), 'utf8').catch(() => null);
-    if (!trimmed || text === null) return text;
+    if (!trimmed || text === null) {
+      return text;
+    }
     return text.trim() === '' ? null : text.trim();
   }
 
   private async ubi(): Promise<Ubi> {
     const ubi = await this.readUbi();
-    if (!ubi) throw new BoardError(500, 'the simulated UBI device has not been created (start() not run)');
+    if (!ubi) {
+      throw new BoardError(500, 'the simulated UBI device has not been created (start() not run)');
+    }
     return ubi;
   }
 

@@ -7,7 +7,9 @@ export interface Nextboot {
 }
 
 /** Keys of the staged note `/mnt/overlay/staged-firmware` (facts §3.7, §7.7 step 8). */
-export type StagedNote = Partial<Record<'VERSION' | 'SHA256' | 'STAGED_AT' | 'SIZE_BYTES' | 'SOURCE' | 'REPLACES' | 'FILE', string>>;
+export type StagedNote = Partial<
+  Record<'VERSION' | 'SHA256' | 'STAGED_AT' | 'SIZE_BYTES' | 'SOURCE' | 'REPLACES' | 'FILE', string>
+>;
 
 /** Size of the rootfs UBI volume (370 LEBs); a larger image cannot be written (facts §7.7 step 6). */
 export const ROOTFS_VOLUME_BYTES = 46_981_120;
@@ -45,19 +47,32 @@ export function parseNote(text: string): Map<string, string> {
   const values = new Map<string, string>();
   for (const line of text.slice(0, 4096).split('\n')) {
     const eq = line.indexOf('=');
-    if (eq <= 0) continue;
+    if (eq <= 0) {
+      continue;
+    }
     const key = line.slice(0, eq).trim();
-    const value = line.slice(eq + 1).trim().replace(/^(["'])(.*)\1$/, '$2');
+    const value = line
+      .slice(eq + 1)
+      .trim()
+      .replace(/^(["'])(.*)\1$/, '$2');
     values.set(key, value);
   }
   return values;
 }
 
 export function stagedImage(text: string | null): TStagedImage | null {
-  if (text === null || text.trim() === '') return null;
+  if (text === null || text.trim() === '') {
+    return null;
+  }
   const note = parseNote(text);
   const get = (key: string) => note.get(key) ?? null;
-  return { version: get('VERSION'), sha256: get('SHA256'), staged_at: get('STAGED_AT'), source: get('SOURCE'), file: get('FILE') };
+  return {
+    version: get('VERSION'),
+    sha256: get('SHA256'),
+    staged_at: get('STAGED_AT'),
+    source: get('SOURCE'),
+    file: get('FILE'),
+  };
 }
 
 // One copy of the promotion-log readers, shared with the controller's slot reader.

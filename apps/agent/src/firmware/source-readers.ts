@@ -31,7 +31,11 @@ type Offer = Omit<TCandidate, 'relation'>;
 /** Candidates of one source, newest first, each related to `running` (facts §3.5). */
 export async function listCandidates(source: TSource, running: string, ctx: ReaderContext): Promise<TCandidate[]> {
   const offers =
-    source.kind === 'github' ? await listGithub(source, ctx) : source.kind === 'http' ? await listHttp(source, ctx) : await listLocal(source, ctx);
+    source.kind === 'github'
+      ? await listGithub(source, ctx)
+      : source.kind === 'http'
+        ? await listHttp(source, ctx)
+        : await listLocal(source, ctx);
   return offers
     .sort((a, b) => newestFirst(a.version, b.version))
     .map((offer) => ({ ...offer, relation: relationTo(offer.version, running) }));
@@ -42,10 +46,14 @@ export async function resolveRelease(source: TSource, version: string, ctx: Read
   if (source.kind === 'github') {
     const url = `${githubBase(ctx)}/repos/${source.location}/releases/tags/${encodeURIComponent(version)}`;
     const release = (await ctx.http.json(url, ctx.signal, githubHeaders())) as GithubRelease | null;
-    if (!release) throw new NotOffered(`${source.location} has no release ${version}`);
+    if (!release) {
+      throw new NotOffered(`${source.location} has no release ${version}`);
+    }
     const assets = release.assets ?? [];
     const image = assets.find((a) => a.name === imageName(version));
-    if (!image) throw new NotOffered(`release ${version} of ${source.location} has no ${imageName(version)}`);
+    if (!image) {
+      throw new NotOffered(`release ${version} of ${source.location} has no ${imageName(version)}`);
+    }
     const sums = assets.find((a) => a.name === 'SHA256SUMS');
     return { imageUrl: image.browser_download_url, sumsUrl: sums?.browser_download_url ?? null, sumsRequired: true };
   }
@@ -73,29 +81,43 @@ function githubHeaders(): Record<string, string> {
 export async function githubReleases(repo: string, ctx: ReaderContext): Promise<GithubRelease[]> {
   const url = `${githubBase(ctx)}/repos/${repo}/releases?per_page=${LIST_LIMIT}`;
   const body = await ctx.http.json(url, ctx.signal, githubHeaders());
-  if (body === null) throw new Error(`${repo}: no such repository (404)`);
-  if (!Array.isArray(body)) throw new Error(`${url} did not answer a list of releases`);
+  if (body === null) {
+    throw new Error(`${repo}: no such repository (404)`);
+  }
+  if (!Array.isArray(body)) {
+    throw new Error(`${url} did not answer a list of releases`);
+  }
   return body as GithubRelease[];
 }
 
 export async function githubLatest(repo: string, ctx: ReaderContext): Promise<string> {
   const url = `${githubBase(ctx)}/repos/${repo}/releases/latest`;
   const body = (await ctx.http.json(url, ctx.signal, githubHeaders())) as GithubRelease | null;
-  if (body === null) throw new Error(`${repo} has no published release`);
-  if (typeof body.tag_name !== 'string') throw new Error(`${url} did not answer a release`);
+  if (body === null) {
+    throw new Error(`${repo} has no published release`);
+  }
+  if (typeof body.tag_name !== 'string') {
+    throw new Error(`${url} did not answer a release`);
+  }
   return body.tag_name;
 }
 
 async function listGithub(source: TSource, ctx: ReaderContext): Promise<Offer[]> {
   const offers: Offer[] = [];
   for (const release of await githubReleases(source.location, ctx)) {
-    if (release.draft || typeof release.tag_name !== 'string') continue;
+    if (release.draft || typeof release.tag_name !== 'string') {
+      continue;
+    }
     const tag = release.tag_name;
     const assets = release.assets ?? [];
     const image = assets.find((a) => a.name === imageName(tag));
-    if (!image) continue; // a release without the OTA image cannot be installed
+    if (!image) {
+      continue;
+    } // a release without the OTA image cannot be installed
     const sums = assets.some((a) => a.name === 'SHA256SUMS');
-    offers.push(offer(tag, release.prerelease === true, sums ? 'verified' : transportTrust(image.browser_download_url)));
+    offers.push(
+      offer(tag, release.prerelease === true, sums ? 'verified' : transportTrust(image.browser_download_url)),
+    );
   }
   return offers;
 }
@@ -117,7 +139,9 @@ async function listHttp(source: TSource, ctx: ReaderContext): Promise<Offer[]> {
     versions = list as string[];
   } else {
     const html = await ctx.http.text(`${base}/`, ctx.signal);
-    if (html === null) throw new Error(`${base}/ answered 404`);
+    if (html === null) {
+      throw new Error(`${base}/ answered 404`);
+    }
     versions = linkedFolders(html);
   }
   versions = [...new Set(versions)].sort(newestFirst).slice(0, LIST_LIMIT);
@@ -135,7 +159,9 @@ export function linkedFolders(html: string): string[] {
   const folders: string[] = [];
   for (const match of html.matchAll(/href\s*=\s*["']([^"'?#]+)\/["']/gi)) {
     const target = decodeURIComponent(match[1]!).replace(/^\.\//, '');
-    if (target === '' || target === '..' || target.includes('/') || target.startsWith('.')) continue;
+    if (target === '' || target === '..' || target.includes('/') || target.startsWith('.')) {
+      continue;
+    }
     folders.push(target);
   }
   return folders;
@@ -148,15 +174,23 @@ async function listLocal(source: TSource, ctx: ReaderContext): Promise<Offer[]> 
     names = await readdir(dir);
   } catch (err) {
     // A directory nobody created yet offers nothing; that is not a failure to read it.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new Error(`cannot read ${source.location}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      return [];
+    }
+    throw new Error(`cannot read ${source.location}: ${(err as Error).message}`, { cause: err });
   }
   const offers: Offer[] = [];
   for (const name of names.filter((n) => n.endsWith('.tpu')).sort()) {
     const info = await stat(join(dir, name)).catch(() => null);
-    if (!info?.isFile()) continue;
+    if (!info?.isFile()) {
+      continue;
+    }
     const version = tagFromImageName(name) ?? name;
-    offers.push({ ...offer(version, false, 'unverified'), file: `${trimSlash(source.location)}/${name}`, size_bytes: info.size });
+    offers.push({
+      ...offer(version, false, 'unverified'),
+      file: `${trimSlash(source.location)}/${name}`,
+      size_bytes: info.size,
+    });
   }
   return offers;
 }

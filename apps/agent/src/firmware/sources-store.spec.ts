@@ -29,7 +29,9 @@ describe('firmware sources document (facts §4, §7.4)', () => {
   });
 
   it('stores a valid document pretty-printed with enabled filled in', async () => {
-    const doc = await store.replaceFromText(JSON.stringify({ sources: [{ id: 'a', kind: 'local', label: 'A', location: '/x' }] }));
+    const doc = await store.replaceFromText(
+      JSON.stringify({ sources: [{ id: 'a', kind: 'local', label: 'A', location: '/x' }] }),
+    );
     expect(doc).toEqual({ sources: [{ id: 'a', kind: 'local', label: 'A', location: '/x', enabled: true }] });
     expect(await readFile(join(dir, 'firmware-sources.json'), 'utf8')).toContain('\n  "sources": [\n');
   });
@@ -38,24 +40,43 @@ describe('firmware sources document (facts §4, §7.4)', () => {
   it.each([
     ['missing parameter', undefined, 'Missing `sources` parameter'],
     ['not JSON', '{', /^`sources` is not valid: /],
-    ['wrong shape', JSON.stringify({ sources: [{ id: 'a' }] }), '`sources` is not valid: sources[0]: missing field `kind`'],
+    [
+      'wrong shape',
+      JSON.stringify({ sources: [{ id: 'a' }] }),
+      '`sources` is not valid: sources[0]: missing field `kind`',
+    ],
     ['unknown kind', JSON.stringify({ sources: [src({ kind: 'ftp' })] }), /unknown variant `ftp`/],
     ['empty id', JSON.stringify({ sources: [src({ id: '  ' })] }), 'a source has an empty id'],
     ['duplicate id', JSON.stringify({ sources: [src({}), src({})] }), 'duplicate source id "a"'],
     ['empty location', JSON.stringify({ sources: [src({ location: '' })] }), 'source "a" has an empty location'],
-    ['github shape', JSON.stringify({ sources: [src({ location: 'o/r/x' })] }), 'source "a" should be owner/repo, not "o/r/x"'],
-    ['http scheme', JSON.stringify({ sources: [src({ kind: 'http', location: 'ftp://x' })] }), 'source "a" should be an http(s) URL'],
+    [
+      'github shape',
+      JSON.stringify({ sources: [src({ location: 'o/r/x' })] }),
+      'source "a" should be owner/repo, not "o/r/x"',
+    ],
+    [
+      'http scheme',
+      JSON.stringify({ sources: [src({ kind: 'http', location: 'ftp://x' })] }),
+      'source "a" should be an http(s) URL',
+    ],
     [
       'http image',
       JSON.stringify({ sources: [src({ kind: 'http', location: 'https://x/a.tpu' })] }),
       'source "a" should be the DIRECTORY holding version folders, not an image',
     ],
-    ['local relative', JSON.stringify({ sources: [src({ kind: 'local', location: 'x' })] }), 'source "a" should be an absolute path'],
+    [
+      'local relative',
+      JSON.stringify({ sources: [src({ kind: 'local', location: 'x' })] }),
+      'source "a" should be an absolute path',
+    ],
   ])('refuses %s with 400', async (_name, text, message) => {
     const err = await store.replaceFromText(text).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400 });
-    if (typeof message === 'string') expect((err as Error).message).toBe(message);
-    else expect((err as Error).message).toMatch(message);
+    if (typeof message === 'string') {
+      expect((err as Error).message).toBe(message);
+    } else {
+      expect((err as Error).message).toMatch(message);
+    }
   });
 
   it('refuses with 503 when no overlay is mounted', async () => {

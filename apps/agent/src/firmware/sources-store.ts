@@ -43,8 +43,12 @@ export function parseSourcesDocument(value: unknown): TSources {
     throw new ShapeError(`invalid type: ${typeName(value)}, expected struct Sources`);
   }
   const list = (value as Record<string, unknown>)['sources'];
-  if (list === undefined) throw new ShapeError('missing field `sources`');
-  if (!Array.isArray(list)) throw new ShapeError(`invalid type: ${typeName(list)}, expected a sequence`);
+  if (list === undefined) {
+    throw new ShapeError('missing field `sources`');
+  }
+  if (!Array.isArray(list)) {
+    throw new ShapeError(`invalid type: ${typeName(list)}, expected a sequence`);
+  }
   const sources = list.map((item, index): TSource => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       throw new ShapeError(`sources[${index}]: invalid type: ${typeName(item)}, expected struct Source`);
@@ -52,14 +56,20 @@ export function parseSourcesDocument(value: unknown): TSources {
     const record = item as Record<string, unknown>;
     const text = (key: string): string => {
       const field = record[key];
-      if (field === undefined) throw new ShapeError(`sources[${index}]: missing field \`${key}\``);
-      if (typeof field !== 'string') throw new ShapeError(`sources[${index}].${key}: invalid type: ${typeName(field)}, expected a string`);
+      if (field === undefined) {
+        throw new ShapeError(`sources[${index}]: missing field \`${key}\``);
+      }
+      if (typeof field !== 'string') {
+        throw new ShapeError(`sources[${index}].${key}: invalid type: ${typeName(field)}, expected a string`);
+      }
       return field;
     };
     const id = text('id');
     const kind = text('kind');
     if (kind !== 'github' && kind !== 'http' && kind !== 'local') {
-      throw new ShapeError(`sources[${index}].kind: unknown variant \`${kind}\`, expected one of \`github\`, \`http\`, \`local\``);
+      throw new ShapeError(
+        `sources[${index}].kind: unknown variant \`${kind}\`, expected one of \`github\`, \`http\`, \`local\``,
+      );
     }
     const label = text('label');
     const location = text('location');
@@ -78,19 +88,27 @@ export function validateSources(sources: readonly TSource[]): void {
   const seen = new Set<string>();
   for (const source of sources) {
     const id = source.id.trim();
-    if (id === '') throw new BoardError(400, 'a source has an empty id');
-    if (seen.has(id)) throw new BoardError(400, `duplicate source id ${JSON.stringify(id)}`);
+    if (id === '') {
+      throw new BoardError(400, 'a source has an empty id');
+    }
+    if (seen.has(id)) {
+      throw new BoardError(400, `duplicate source id ${JSON.stringify(id)}`);
+    }
     seen.add(id);
     const quoted = JSON.stringify(source.id);
     const location = source.location;
-    if (location.trim() === '') throw new BoardError(400, `source ${quoted} has an empty location`);
+    if (location.trim() === '') {
+      throw new BoardError(400, `source ${quoted} has an empty location`);
+    }
     if (source.kind === 'github') {
       const parts = location.split('/');
       if (parts.length !== 2 || parts.some((p) => p.trim() === '')) {
         throw new BoardError(400, `source ${quoted} should be owner/repo, not ${JSON.stringify(location)}`);
       }
     } else if (source.kind === 'http') {
-      if (!location.startsWith('http')) throw new BoardError(400, `source ${quoted} should be an http(s) URL`);
+      if (!location.startsWith('http')) {
+        throw new BoardError(400, `source ${quoted} should be an http(s) URL`);
+      }
       if (location.endsWith('.tpu')) {
         throw new BoardError(400, `source ${quoted} should be the DIRECTORY holding version folders, not an image`);
       }
@@ -104,11 +122,21 @@ export function validateSources(sources: readonly TSource[]): void {
 export class ShapeError extends Error {}
 
 function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'sequence';
-  if (typeof value === 'object') return 'map';
-  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
-  if (typeof value === 'number') return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (value === null) {
+    return 'null';
+  }
+  if (Array.isArray(value)) {
+    return 'sequence';
+  }
+  if (typeof value === 'object') {
+    return 'map';
+  }
+  if (typeof value === 'string') {
+    return `string ${JSON.stringify(value)}`;
+  }
+  if (typeof value === 'number') {
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  }
   return `${typeof value} \`${String(value)}\``;
 }
 
@@ -143,14 +171,18 @@ export class SourcesStore {
         migrated = true;
       }
     }
-    if (migrated) await this.store(doc).catch(() => undefined); // answering matters more than saving the rewrite
+    if (migrated) {
+      await this.store(doc).catch(() => undefined);
+    } // answering matters more than saving the rewrite
     return doc;
   }
 
   /** Validate and store a document given as JSON text; answers the stored document (`enabled` filled in). */
   async replaceFromText(text: string | undefined): Promise<TSources> {
     await this.requireOverlay();
-    if (text === undefined) throw new BoardError(400, 'Missing `sources` parameter');
+    if (text === undefined) {
+      throw new BoardError(400, 'Missing `sources` parameter');
+    }
     return this.replace(parseText(text));
   }
 
@@ -161,7 +193,9 @@ export class SourcesStore {
     try {
       doc = parseSourcesDocument(value);
     } catch (err) {
-      if (err instanceof ShapeError) throw new BoardError(400, `\`sources\` is not valid: ${err.message}`);
+      if (err instanceof ShapeError) {
+        throw new BoardError(400, `\`sources\` is not valid: ${err.message}`);
+      }
       throw err;
     }
     try {
@@ -174,7 +208,9 @@ export class SourcesStore {
 
   private async requireOverlay(): Promise<void> {
     const info = await stat(this.overlayDir).catch(() => null);
-    if (!info?.isDirectory()) throw new BoardError(503, 'no overlay mounted, so sources cannot be stored');
+    if (!info?.isDirectory()) {
+      throw new BoardError(503, 'no overlay mounted, so sources cannot be stored');
+    }
   }
 
   private async store(doc: TSources): Promise<void> {

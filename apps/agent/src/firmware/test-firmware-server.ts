@@ -65,17 +65,26 @@ export class FakeFirmwareHost {
     return new Promise((r) => this.server.close(() => r()));
   }
 
-  private answer(url: string, method: string, range: string | undefined, res: import('node:http').ServerResponse): void {
+  private answer(
+    url: string,
+    method: string,
+    range: string | undefined,
+    res: import('node:http').ServerResponse,
+  ): void {
     const path = decodeURIComponent(new URL(url, 'http://x').pathname);
     this.requests.push({ path, ...(range ? { range } : {}) });
     const json = (body: unknown) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (path === '/fw/index.json' && this.indexJson) return json({ versions: this.releases.map((r) => r.version) });
+    if (path === '/fw/index.json' && this.indexJson) {
+      return json({ versions: this.releases.map((r) => r.version) });
+    }
     if (path === '/fw/' || path === '/fw') {
       res.writeHead(200, { 'Content-Type': 'text/html' });
-      res.end(`<html><body><a href="../">../</a>${this.releases.map((r) => `<a href="${r.version}/">${r.version}/</a>`).join('\n')}</body></html>`);
+      res.end(
+        `<html><body><a href="../">../</a>${this.releases.map((r) => `<a href="${r.version}/">${r.version}/</a>`).join('\n')}</body></html>`,
+      );
       return;
     }
     const file = /^\/(?:fw|gh\/download)\/([^/]+)\/([^/]+)$/.exec(path);
@@ -83,9 +92,15 @@ export class FakeFirmwareHost {
       const release = this.releases.find((r) => r.version === file[1]);
       if (release && file[2] === 'SHA256SUMS' && release.sums !== false) {
         res.writeHead(200, { 'Content-Type': 'text/plain' });
-        return void res.end(method === 'HEAD' ? undefined : `${FakeFirmwareHost.sha256(this.bytesOf(release))}  ${imageName(release.version)}\n`);
+        return void res.end(
+          method === 'HEAD'
+            ? undefined
+            : `${FakeFirmwareHost.sha256(this.bytesOf(release))}  ${imageName(release.version)}\n`,
+        );
       }
-      if (release && file[2] === imageName(release.version)) return this.sendImage(release, method, range, res);
+      if (release && file[2] === imageName(release.version)) {
+        return this.sendImage(release, method, range, res);
+      }
     }
     const gh = /^\/gh\/repos\/([^/]+\/[^/]+)\/releases(?:\/(latest|tags\/(.+)))?$/.exec(path);
     if (gh) {
@@ -94,21 +109,38 @@ export class FakeFirmwareHost {
         prerelease: r.prerelease === true,
         draft: false,
         assets: [
-          { name: imageName(r.version), browser_download_url: `${this.base}/gh/download/${r.version}/${imageName(r.version)}` },
-          ...(r.sums === false ? [] : [{ name: 'SHA256SUMS', browser_download_url: `${this.base}/gh/download/${r.version}/SHA256SUMS` }]),
+          {
+            name: imageName(r.version),
+            browser_download_url: `${this.base}/gh/download/${r.version}/${imageName(r.version)}`,
+          },
+          ...(r.sums === false
+            ? []
+            : [{ name: 'SHA256SUMS', browser_download_url: `${this.base}/gh/download/${r.version}/SHA256SUMS` }]),
         ],
       });
-      if (!gh[2]) return json(this.releases.map(describe));
-      const found = gh[2] === 'latest' ? this.releases.find((r) => !r.prerelease) : this.releases.find((r) => r.version === gh[3]);
-      if (found) return json(describe(found));
+      if (!gh[2]) {
+        return json(this.releases.map(describe));
+      }
+      const found =
+        gh[2] === 'latest' ? this.releases.find((r) => !r.prerelease) : this.releases.find((r) => r.version === gh[3]);
+      if (found) {
+        return json(describe(found));
+      }
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' });
     res.end('not found');
   }
 
-  private sendImage(release: FakeRelease, method: string, range: string | undefined, res: import('node:http').ServerResponse): void {
+  private sendImage(
+    release: FakeRelease,
+    method: string,
+    range: string | undefined,
+    res: import('node:http').ServerResponse,
+  ): void {
     let bytes = this.bytesOf(release);
-    if (release.corrupt) bytes = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from([bytes.at(-1)! ^ 0xff])]);
+    if (release.corrupt) {
+      bytes = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from([bytes.at(-1)! ^ 0xff])]);
+    }
     const start = range ? Number(/bytes=(\d+)-/.exec(range)?.[1] ?? 0) : 0;
     const body = bytes.subarray(start);
     res.writeHead(start > 0 ? 206 : 200, {
@@ -116,7 +148,9 @@ export class FakeFirmwareHost {
       'Content-Length': String(body.length),
       ...(start > 0 ? { 'Content-Range': `bytes ${start}-${bytes.length - 1}/${bytes.length}` } : {}),
     });
-    if (method === 'HEAD') return void res.end();
+    if (method === 'HEAD') {
+      return void res.end();
+    }
     if (this.breakTransfers > 0) {
       this.breakTransfers--;
       res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());

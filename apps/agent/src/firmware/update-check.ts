@@ -39,7 +39,9 @@ export class UpdateCheck {
 
   async get(): Promise<TUpdateCheck> {
     const cached = this.cached;
-    if (cached && this.now() - cached.atMs < (cached.ok ? FRESH_MS : AFTER_ERROR_MS)) return cached.value;
+    if (cached && this.now() - cached.atMs < (cached.ok ? FRESH_MS : AFTER_ERROR_MS)) {
+      return cached.value;
+    }
     this.pending ??= this.resolve().finally(() => {
       this.pending = null;
     });
@@ -72,13 +74,20 @@ export class UpdateCheck {
         .filter((r) => !r.draft && typeof r.tag_name === 'string')
         .map((r) => r.tag_name as string)
         .sort(newestFirst);
-      if (tags.length === 0) throw new Error(`${repo} has no releases`);
+      if (tags.length === 0) {
+        throw new Error(`${repo} has no releases`);
+      }
       edge = state('edge', tags[0]!);
     } catch (err) {
       errors.push(`edge: ${detail(err)}`);
     }
     const atMs = this.now();
-    const value: TUpdateCheck = { checked_at: utcStamp(atMs), stable, edge, error: errors.length ? errors.join('; ') : null };
+    const value: TUpdateCheck = {
+      checked_at: utcStamp(atMs),
+      stable,
+      edge,
+      error: errors.length ? errors.join('; ') : null,
+    };
     this.cached = { value, atMs, ok: errors.length === 0 };
     return value;
   }

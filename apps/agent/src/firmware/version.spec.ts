@@ -22,7 +22,12 @@ describe('firmware version ordering (facts §3.5)', () => {
   });
 
   it('sorts newest first with unorderable names last', () => {
-    expect(['v2.9.0', 'weird', 'v2.10.0', 'v2.10.0-rc.1'].sort(newestFirst)).toEqual(['v2.10.0', 'v2.10.0-rc.1', 'v2.9.0', 'weird']);
+    expect(['v2.9.0', 'weird', 'v2.10.0', 'v2.10.0-rc.1'].sort(newestFirst)).toEqual([
+      'v2.10.0',
+      'v2.10.0-rc.1',
+      'v2.9.0',
+      'weird',
+    ]);
   });
 
   it('recovers the tag from an image name', () => {

@@ -16,18 +16,28 @@ const SHAPE = /^v?(\d+(?:\.\d+)*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 
 export function parseVersion(text: string): ParsedVersion | null {
   const match = SHAPE.exec(text.trim());
-  if (!match) return null;
+  if (!match) {
+    return null;
+  }
   const numbers = match[1]!.split('.').map(Number);
-  if (numbers.some((n) => !Number.isSafeInteger(n))) return null;
+  if (numbers.some((n) => !Number.isSafeInteger(n))) {
+    return null;
+  }
   return { numbers, prerelease: match[2] ? match[2].split('.') : [] };
 }
 
 function compareIdentifiers(a: string, b: string): number {
   const an = /^\d+$/.test(a);
   const bn = /^\d+$/.test(b);
-  if (an && bn) return Math.sign(Number(a) - Number(b));
-  if (an) return -1; // numeric identifiers have lower precedence than alphanumeric ones
-  if (bn) return 1;
+  if (an && bn) {
+    return Math.sign(Number(a) - Number(b));
+  }
+  if (an) {
+    return -1;
+  } // numeric identifiers have lower precedence than alphanumeric ones
+  if (bn) {
+    return 1;
+  }
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -35,11 +45,15 @@ function compareIdentifiers(a: string, b: string): number {
 export function compareVersions(a: string, b: string): number | null {
   const x = parseVersion(a);
   const y = parseVersion(b);
-  if (!x || !y) return null;
+  if (!x || !y) {
+    return null;
+  }
   const length = Math.max(x.numbers.length, y.numbers.length);
   for (let i = 0; i < length; i++) {
     const diff = (x.numbers[i] ?? 0) - (y.numbers[i] ?? 0);
-    if (diff !== 0) return Math.sign(diff);
+    if (diff !== 0) {
+      return Math.sign(diff);
+    }
   }
   if (x.prerelease.length === 0 || y.prerelease.length === 0) {
     // A release sorts after its own prereleases.
@@ -49,10 +63,16 @@ export function compareVersions(a: string, b: string): number | null {
   for (let i = 0; i < parts; i++) {
     const l = x.prerelease[i];
     const r = y.prerelease[i];
-    if (l === undefined) return -1;
-    if (r === undefined) return 1;
+    if (l === undefined) {
+      return -1;
+    }
+    if (r === undefined) {
+      return 1;
+    }
     const diff = compareIdentifiers(l, r);
-    if (diff !== 0) return diff;
+    if (diff !== 0) {
+      return diff;
+    }
   }
   return 0;
 }
@@ -62,7 +82,9 @@ export type Relation = 'current' | 'newer' | 'older' | 'unknown';
 /** How `candidate` relates to the running version. */
 export function relationTo(candidate: string, running: string): Relation {
   const order = compareVersions(candidate, running);
-  if (order === null) return 'unknown';
+  if (order === null) {
+    return 'unknown';
+  }
   return order === 0 ? 'current' : order > 0 ? 'newer' : 'older';
 }
 
@@ -73,10 +95,14 @@ export function isPrerelease(version: string): boolean {
 /** Newest first; unorderable versions after every orderable one, by name. */
 export function newestFirst(a: string, b: string): number {
   const order = compareVersions(b, a);
-  if (order !== null) return order;
+  if (order !== null) {
+    return order;
+  }
   const pa = parseVersion(a) !== null;
   const pb = parseVersion(b) !== null;
-  if (pa !== pb) return pa ? -1 : 1;
+  if (pa !== pb) {
+    return pa ? -1 : 1;
+  }
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

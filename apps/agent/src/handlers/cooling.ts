@@ -18,7 +18,9 @@ export const postCooling: Handler = async ({ params, backend }) => {
   if (mode !== 'auto') {
     const raw = requireParam(params, 'speed');
     speed = parseUnsigned(raw);
-    if (speed === undefined) throw new BoardError(400, '`speed` parameter is not a number');
+    if (speed === undefined) {
+      throw new BoardError(400, '`speed` parameter is not a number');
+    }
   }
   await backend.setCooling(device, speed, mode);
   return undefined;

@@ -27,7 +27,9 @@ export function parseNtpServers(raw: string | undefined): string[] {
   }
   for (const server of servers) {
     const quoted = JSON.stringify(server);
-    if (server.length > 253) throw new BoardError(400, `${quoted} is longer than a hostname can be`);
+    if (server.length > 253) {
+      throw new BoardError(400, `${quoted} is longer than a hostname can be`);
+    }
     if (!/^[A-Za-z0-9._:-]+$/.test(server)) {
       throw new BoardError(
         400,

@@ -17,11 +17,19 @@ export async function setNodeInfoFromLegacyBody(body: Record<string, unknown>, b
   const patch: Partial<Record<NodeId, NodeInfoPatch>> = {};
   for (const node of [1, 2, 3, 4] as const) {
     const entry = parsed.data[`Node${node}`];
-    if (!entry) continue;
+    if (!entry) {
+      continue;
+    }
     const fields: NodeInfoPatch = {};
-    if (entry.name != null) fields.name = entry.name;
-    if (entry.module_name != null) fields.module_name = entry.module_name;
-    if (entry.uart_baud != null) fields.uart_baud = entry.uart_baud;
+    if (entry.name != null) {
+      fields.name = entry.name;
+    }
+    if (entry.module_name != null) {
+      fields.module_name = entry.module_name;
+    }
+    if (entry.uart_baud != null) {
+      fields.uart_baud = entry.uart_baud;
+    }
     patch[node] = fields;
   }
   await backend.setNodeInfo(patch);

@@ -14,7 +14,9 @@ describe('node numbering per spelling', () => {
   afterAll(() => h.close());
 
   it('legacy node=0 and path node=1 both act on node 1', async () => {
-    expect((await h.request('GET', '/api/bmc?opt=set&type=usb_boot&node=0')).json).toEqual({ response: [{ result: 'ok' }] });
+    expect((await h.request('GET', '/api/bmc?opt=set&type=usb_boot&node=0')).json).toEqual({
+      response: [{ result: 'ok' }],
+    });
     expect(h.backend.liveState().usbBoot).toEqual({ 1: true, 2: false, 3: false, 4: false });
     await h.request('POST', '/api/bmc/usb-boot/clear');
     expect((await h.request('POST', '/api/bmc/usb-boot', { body: { node: 1 } })).status).toBe(204);
@@ -33,7 +35,9 @@ describe('node numbering per spelling', () => {
   });
 
   it('the legacy node_info POST renames nodes (keys Node1..Node4) and answers 200 with an empty body', async () => {
-    const answer = await h.request('POST', '/api/bmc?opt=set&type=node_info', { body: { Node1: { name: 'alpha' }, Node4: { module_name: 'RK1', uart_baud: 115200 } } });
+    const answer = await h.request('POST', '/api/bmc?opt=set&type=node_info', {
+      body: { Node1: { name: 'alpha' }, Node4: { module_name: 'RK1', uart_baud: 115200 } },
+    });
     expect([answer.status, answer.text]).toEqual([200, '']);
     const nodes = (await h.request('GET', '/api/bmc/nodes')).json as { name: string | null }[];
     expect(nodes[0]).toMatchObject({ name: 'alpha' });
@@ -42,7 +46,9 @@ describe('node numbering per spelling', () => {
 
   it('USB modes 4..6 route through the controller', async () => {
     expect((await h.request('POST', '/api/bmc/usb', { body: { node: 2, mode: 6 } })).status).toBe(204);
-    expect((await h.request('GET', '/api/bmc/usb')).json).toEqual([expect.objectContaining({ node: 'Node 2', mode: 'Flash', route: 'Bmc' })]);
+    expect((await h.request('GET', '/api/bmc/usb')).json).toEqual([
+      expect.objectContaining({ node: 'Node 2', mode: 'Flash', route: 'Bmc' }),
+    ]);
   });
 
   it('flags take 1/true/0/false', async () => {
@@ -61,7 +67,16 @@ describe('metrics text', () => {
   it('writes bmcd_* families with HELP/TYPE, no hostname label, whole numbers without decimals', async () => {
     await h.backend.setPower({ 2: true });
     const text = await renderBoardMetrics(h.backend);
-    for (const family of ['bmcd_build_info', 'bmcd_temperature_celsius', 'bmcd_cooling_state', 'bmcd_node_power_state', 'bmcd_node_usb_boot_armed', 'bmcd_uptime_seconds', 'bmcd_switch_port_present', 'bmcd_rtc_present']) {
+    for (const family of [
+      'bmcd_build_info',
+      'bmcd_temperature_celsius',
+      'bmcd_cooling_state',
+      'bmcd_node_power_state',
+      'bmcd_node_usb_boot_armed',
+      'bmcd_uptime_seconds',
+      'bmcd_switch_port_present',
+      'bmcd_rtc_present',
+    ]) {
       expect(text).toContain(`# TYPE ${family} `);
     }
     expect(text).toContain('bmcd_node_power_state{node="node2"} 1\n');
@@ -81,8 +96,14 @@ describe('static files', () => {
     try {
       expect(await h.request('GET', '/', { anonymous: true })).toMatchObject({ status: 200, text: '<h1>ui</h1>' });
       expect(await h.request('GET', '/app.js', { anonymous: true })).toMatchObject({ status: 200, text: 'ok()' });
-      expect(await h.request('GET', '/some/route', { anonymous: true })).toMatchObject({ status: 200, text: '<h1>ui</h1>' });
-      expect(await h.request('GET', '/../../etc/passwd', { anonymous: true })).toMatchObject({ status: 200, text: '<h1>ui</h1>' });
+      expect(await h.request('GET', '/some/route', { anonymous: true })).toMatchObject({
+        status: 200,
+        text: '<h1>ui</h1>',
+      });
+      expect(await h.request('GET', '/../../etc/passwd', { anonymous: true })).toMatchObject({
+        status: 200,
+        text: '<h1>ui</h1>',
+      });
       expect((await h.request('GET', '/api/bmc/nope', { anonymous: true })).status).toBe(401);
       await h.login();
       expect((await h.request('GET', '/api/bmc/nope')).status).toBe(404);

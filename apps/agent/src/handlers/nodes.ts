@@ -9,7 +9,9 @@ export const postPower: Handler = async ({ params, backend }) => {
   const changes: Partial<Record<NodeId, boolean>> = {};
   for (const node of NODE_IDS) {
     const value = params[`node${node}`];
-    if (value === undefined) continue;
+    if (value === undefined) {
+      continue;
+    }
     if (value !== '0' && value !== '1') {
       throw new BoardError(400, `Invalid value \`${value}\` for parameter \`node${node}\``);
     }
@@ -41,7 +43,9 @@ const MODE_NAMES: readonly UsbModeName[] = ['Host', 'Device', 'Flash'];
 export const postUsb: Handler = async (ctx) => {
   const raw = requireParam(ctx.params, 'mode');
   const mode = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(mode)) throw new BoardError(400, 'Parameter `mode` is not a number');
+  if (!Number.isSafeInteger(mode)) {
+    throw new BoardError(400, 'Parameter `mode` is not a number');
+  }
   if (mode < 0 || mode > 7 || (mode & 3) === 3) {
     throw new BoardError(
       400,

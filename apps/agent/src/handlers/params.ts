@@ -4,7 +4,9 @@ import type { HandlerContext } from './context.js';
 /** The daemon's `Missing \`<name>\` parameter` refusal. */
 export function requireParam(params: Record<string, string>, name: string): string {
   const value = params[name];
-  if (value === undefined) throw new BoardError(400, `Missing \`${name}\` parameter`);
+  if (value === undefined) {
+    throw new BoardError(400, `Missing \`${name}\` parameter`);
+  }
   return value;
 }
 
@@ -35,14 +37,20 @@ export function nodeParam(ctx: HandlerContext): NodeId {
  */
 export function flagParam(params: Record<string, string>, name: string): boolean {
   const value = params[name];
-  if (value === undefined || value === '0' || value === 'false') return false;
-  if (value === '1' || value === 'true') return true;
+  if (value === undefined || value === '0' || value === 'false') {
+    return false;
+  }
+  if (value === '1' || value === 'true') {
+    return true;
+  }
   throw new BoardError(400, `Parameter \`${name}\` is \`${value}\`; expected 1, true, 0 or false`);
 }
 
 /** A non-negative integer as Rust's `u64::from_str` reads it; undefined when it does not parse. */
 export function parseUnsigned(raw: string): number | undefined {
-  if (!/^\+?\d+$/.test(raw)) return undefined;
+  if (!/^\+?\d+$/.test(raw)) {
+    return undefined;
+  }
   const value = Number(raw);
   return Number.isSafeInteger(value) ? value : undefined;
 }

@@ -18,7 +18,9 @@ export async function renderBoardMetrics(backend: BoardBackend): Promise<string>
   ]);
   const out = new PrometheusText();
 
-  if (about) out.family('bmcd_build_info', 'gauge', 'Daemon version', [{ labels: { version: about.daemon_version }, value: 1 }]);
+  if (about) {
+    out.family('bmcd_build_info', 'gauge', 'Daemon version', [{ labels: { version: about.daemon_version }, value: 1 }]);
+  }
 
   if (thermal) {
     out.family(
@@ -31,9 +33,20 @@ export async function renderBoardMetrics(backend: BoardBackend): Promise<string>
 
   if (cooling) {
     const devices = [...cooling].sort((a, b) => a.device.localeCompare(b.device));
-    const by = (pick: (d: (typeof devices)[number]) => number) => devices.map((d) => ({ labels: { device: d.device }, value: pick(d) }));
-    out.family('bmcd_cooling_state', 'gauge', 'Current step of each cooling device', by((d) => d.speed));
-    out.family('bmcd_cooling_state_max', 'gauge', 'Highest step of each cooling device', by((d) => d.max_speed));
+    const by = (pick: (d: (typeof devices)[number]) => number) =>
+      devices.map((d) => ({ labels: { device: d.device }, value: pick(d) }));
+    out.family(
+      'bmcd_cooling_state',
+      'gauge',
+      'Current step of each cooling device',
+      by((d) => d.speed),
+    );
+    out.family(
+      'bmcd_cooling_state_max',
+      'gauge',
+      'Highest step of each cooling device',
+      by((d) => d.max_speed),
+    );
     out.family(
       'bmcd_cooling_overridden',
       'gauge',
@@ -46,18 +59,48 @@ export async function renderBoardMetrics(backend: BoardBackend): Promise<string>
     const ports = network.ports;
     const per = (pick: (p: (typeof ports)[number]) => number | null | undefined) =>
       ports.map((p) => ({ labels: { port: p.name, kind: p.kind }, value: pick(p) }));
-    out.family('bmcd_switch_port_present', 'gauge', 'Whether the switch port interface exists', per((p) => (p.present ? 1 : 0)));
-    out.family('bmcd_switch_port_link', 'gauge', 'Whether the switch port has carrier', per((p) => bool(p.link)));
+    out.family(
+      'bmcd_switch_port_present',
+      'gauge',
+      'Whether the switch port interface exists',
+      per((p) => (p.present ? 1 : 0)),
+    );
+    out.family(
+      'bmcd_switch_port_link',
+      'gauge',
+      'Whether the switch port has carrier',
+      per((p) => bool(p.link)),
+    );
     out.family(
       'bmcd_switch_port_speed_bits_per_second',
       'gauge',
       'Negotiated link speed',
       per((p) => (p.speed_mbps == null ? null : p.speed_mbps * 1e6)),
     );
-    out.family('bmcd_switch_port_rx_bytes_total', 'counter', 'Bytes received', per((p) => p.rx_bytes));
-    out.family('bmcd_switch_port_tx_bytes_total', 'counter', 'Bytes sent', per((p) => p.tx_bytes));
-    out.family('bmcd_switch_port_rx_errors_total', 'counter', 'Receive errors', per((p) => p.rx_errors));
-    out.family('bmcd_switch_port_tx_errors_total', 'counter', 'Transmit errors', per((p) => p.tx_errors));
+    out.family(
+      'bmcd_switch_port_rx_bytes_total',
+      'counter',
+      'Bytes received',
+      per((p) => p.rx_bytes),
+    );
+    out.family(
+      'bmcd_switch_port_tx_bytes_total',
+      'counter',
+      'Bytes sent',
+      per((p) => p.tx_bytes),
+    );
+    out.family(
+      'bmcd_switch_port_rx_errors_total',
+      'counter',
+      'Receive errors',
+      per((p) => p.rx_errors),
+    );
+    out.family(
+      'bmcd_switch_port_tx_errors_total',
+      'counter',
+      'Transmit errors',
+      per((p) => p.tx_errors),
+    );
   }
 
   if (power) {

@@ -16,8 +16,12 @@ export interface MetricsServer {
 export function createMetricsServer(backend: BoardBackend): MetricsServer {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics') return sendText(res, 404, 'only /metrics is served here');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'GET /metrics', { Allow: 'GET, HEAD' });
+    if (path !== '/metrics') {
+      return sendText(res, 404, 'only /metrics is served here');
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendText(res, 405, 'GET /metrics', { Allow: 'GET, HEAD' });
+    }
     renderBoardMetrics(backend).then(
       (text) => {
         const body = Buffer.from(text, 'utf8');

@@ -17,11 +17,17 @@ export class PrometheusText {
   family(name: string, type: 'gauge' | 'counter', help: string, samples: readonly Sample[]): this {
     const lines: string[] = [];
     for (const sample of samples) {
-      if (sample.value === null || sample.value === undefined || Number.isNaN(sample.value)) continue;
+      if (sample.value === null || sample.value === undefined || Number.isNaN(sample.value)) {
+        continue;
+      }
       lines.push(`${name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
     }
-    if (lines.length === 0) return this;
-    this.parts.push(`# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${name} ${type}\n${lines.join('\n')}\n\n`);
+    if (lines.length === 0) {
+      return this;
+    }
+    this.parts.push(
+      `# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${name} ${type}\n${lines.join('\n')}\n\n`,
+    );
     return this;
   }
 
@@ -36,9 +42,13 @@ export class PrometheusText {
 }
 
 function formatLabels(labels: Labels | undefined): string {
-  if (!labels) return '';
+  if (!labels) {
+    return '';
+  }
   const entries = Object.entries(labels);
-  if (entries.length === 0) return '';
+  if (entries.length === 0) {
+    return '';
+  }
   return `{${entries.map(([key, value]) => `${key}="${escapeLabel(value)}"`).join(',')}}`;
 }
 
@@ -47,7 +57,11 @@ export function escapeLabel(value: string): string {
 }
 
 function formatValue(value: number): string {
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
+  if (value === Infinity) {
+    return '+Inf';
+  }
+  if (value === -Infinity) {
+    return '-Inf';
+  }
   return String(value);
 }

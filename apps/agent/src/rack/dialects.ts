@@ -13,10 +13,14 @@ export const ZDialectSchema = z
  * not covered speak `agent`. So with 10 boards: 1–3 fork, 4–5 upstream, 6–10 agent.
  */
 export function parseDialectCounts(spec: string): { name: DialectName; count: number }[] {
-  if (spec.trim() === '') return [];
+  if (spec.trim() === '') {
+    return [];
+  }
   return spec.split(',').map((part) => {
     const match = /^\s*(agent|fork|upstream):(\d+)\s*$/.exec(part);
-    if (!match) throw new Error(`"${part}" is not <agent|fork|upstream>:<count>`);
+    if (!match) {
+      throw new Error(`"${part}" is not <agent|fork|upstream>:<count>`);
+    }
     return { name: match[1] as DialectName, count: Number(match[2]) };
   });
 }
@@ -26,7 +30,9 @@ export function initialDialect(counts: readonly { name: DialectName; count: numb
   let last = 0;
   for (const { name, count } of counts) {
     last += count;
-    if (index <= last) return { name };
+    if (index <= last) {
+      return { name };
+    }
   }
   return { name: 'agent' };
 }

@@ -13,7 +13,10 @@ export const ZFaultsSchema = z
     /** Destroy every connection without answering (the board is off the network). */
     unreachable: z.boolean(),
     /** The board's temperature climbs at this rate whatever the fan does; null stops it. */
-    thermalRunaway: z.object({ ratePerMinute: z.number().min(0).max(1000) }).strict().nullable(),
+    thermalRunaway: z
+      .object({ ratePerMinute: z.number().min(0).max(1000) })
+      .strict()
+      .nullable(),
     /** The firmware promotion gate rolls the next staged image back (issue 4 firmware flow). */
     gateFail: z.boolean(),
     /** New password of the board's root account (the clear text is not kept; only its hash). */

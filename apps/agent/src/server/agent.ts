@@ -51,7 +51,9 @@ export class AgentApp {
     // A controller reboot or daemon restart forgets every session, as the board's in-memory token store does.
     const lifecycle = options.backend as Partial<LifecycleHooks>;
     lifecycle.onLifecycle?.((event) => {
-      if (event === 'down') options.auth.reset();
+      if (event === 'down') {
+        options.auth.reset();
+      }
     });
   }
 
@@ -82,17 +84,30 @@ export class AgentApp {
     }
   }
 
-  private async api(req: IncomingMessage, res: ServerResponse, pathname: string, search: URLSearchParams): Promise<void> {
+  private async api(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    search: URLSearchParams,
+  ): Promise<void> {
     const admission = await this.options.auth.admit(req, res, pathname);
-    if (!admission.admitted) return;
+    if (!admission.admitted) {
+      return;
+    }
     const dialect = this.dialect();
     const sub = pathname.length > API_BASE.length + 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
     const actor = admission.actor;
-    if (sub === API_BASE || sub === `${API_BASE}/`) return this.legacy(req, res, search, dialect, actor);
-    if (sub === OPENAPI_PATH && dialectHasPathForm(dialect)) return this.openApi(req, res);
+    if (sub === API_BASE || sub === `${API_BASE}/`) {
+      return this.legacy(req, res, search, dialect, actor);
+    }
+    if (sub === OPENAPI_PATH && dialectHasPathForm(dialect)) {
+      return this.openApi(req, res);
+    }
     const path = sub.slice(API_BASE.length);
     const methods = dialectHasPathForm(dialect) ? routesFor(dialect).byPath.get(path) : undefined;
-    if (!methods) return sendProblem(res, 404, `no operation at ${API_BASE}${path}`);
+    if (!methods) {
+      return sendProblem(res, 404, `no operation at ${API_BASE}${path}`);
+    }
     const op = methods.get(req.method ?? '');
     if (!op) {
       const allow = [...methods.keys()].join(', ');
@@ -111,15 +126,23 @@ export class AgentApp {
   ): Promise<void> {
     const query = queryParams(search);
     const { opt, type } = query;
-    if (req.method === 'POST' && opt === 'set' && type === 'node_info') return this.legacyNodeInfo(req, res);
+    if (req.method === 'POST' && opt === 'set' && type === 'node_info') {
+      return this.legacyNodeInfo(req, res);
+    }
     if (req.method !== 'GET') {
       const message = `the legacy form is read with GET (POST only for opt=set&type=node_info), not ${req.method}`;
       return sendLegacy(res, 405, message, { Allow: 'GET, POST' });
     }
-    if (opt !== 'get' && opt !== 'set') return sendLegacy(res, 400, 'Missing `opt` parameter');
-    if (type === undefined) return sendLegacy(res, 400, 'Missing `type` parameter');
+    if (opt !== 'get' && opt !== 'set') {
+      return sendLegacy(res, 400, 'Missing `opt` parameter');
+    }
+    if (type === undefined) {
+      return sendLegacy(res, 400, 'Missing `type` parameter');
+    }
     const op = routesFor(dialect).byLegacy.get(`${opt}/${type}`);
-    if (!op) return sendLegacy(res, 400, `Invalid \`type\` parameter ${type}`);
+    if (!op) {
+      return sendLegacy(res, 400, `Invalid \`type\` parameter ${type}`);
+    }
     await this.dispatch(req, res, op, 'legacy', search, dialect, actor);
   }
 
@@ -138,7 +161,9 @@ export class AgentApp {
   }
 
   private async openApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'GET') return sendProblem(res, 405, `${OPENAPI_PATH} takes GET`, { Allow: 'GET' });
+    if (req.method !== 'GET') {
+      return sendProblem(res, 405, `${OPENAPI_PATH} takes GET`, { Allow: 'GET' });
+    }
     const about = await this.options.backend.about();
     sendJson(res, 200, buildOpenApiDocument({ version: about.daemon_version }));
   }
@@ -156,7 +181,9 @@ export class AgentApp {
     let outcome: 'ok' | 'refused' | 'failed' = 'ok';
     let audited = 'ok';
     try {
-      if (!handler) throw new BoardError(501, 'not implemented yet');
+      if (!handler) {
+        throw new BoardError(501, 'not implemented yet');
+      }
       const { params, body } = await this.readParameters(req, op, spelling, search);
       const result = await handler({
         params,
@@ -167,12 +194,20 @@ export class AgentApp {
         actor,
       });
       // An acknowledged change must survive a crash (kill -9) right after the answer: write it through first.
-      if (op.method !== 'GET') await (this.options.backend as Partial<{ flush(): Promise<void> }>).flush?.();
-      if (this.options.validateResponses) this.checkContract(op, result);
+      if (op.method !== 'GET') {
+        await (this.options.backend as Partial<{ flush(): Promise<void> }>).flush?.();
+      }
+      if (this.options.validateResponses) {
+        this.checkContract(op, result);
+      }
       const answer = applyDialect(dialect, op.id, result);
-      if (spelling === 'legacy') sendLegacy(res, 200, answer === undefined ? 'ok' : answer);
-      else if (answer === undefined) sendEmpty(res, op.successStatus ?? 204);
-      else sendJson(res, op.successStatus ?? 200, answer);
+      if (spelling === 'legacy') {
+        sendLegacy(res, 200, answer === undefined ? 'ok' : answer);
+      } else if (answer === undefined) {
+        sendEmpty(res, op.successStatus ?? 204);
+      } else {
+        sendJson(res, op.successStatus ?? 200, answer);
+      }
     } catch (err) {
       outcome = err instanceof BoardError && err.status < 500 ? 'refused' : 'failed';
       audited = err instanceof BoardError ? `${err.status} ${err.message}` : '500 unexpected failure';
@@ -181,7 +216,12 @@ export class AgentApp {
       this.options.onOperation?.(op.id, outcome);
       // One audit line per state-changing call (facts §2.1): who, from where, what, outcome; never the parameters.
       if (op.method !== 'GET' || op.legacy?.opt === 'set') {
-        this.options.services?.audit.record({ action: op.legacy?.type ?? op.id, actor, peer: peerAddress(req), outcome: audited });
+        this.options.services?.audit.record({
+          action: op.legacy?.type ?? op.id,
+          actor,
+          peer: peerAddress(req),
+          outcome: audited,
+        });
       }
     }
   }
@@ -197,25 +237,37 @@ export class AgentApp {
     search: URLSearchParams,
   ): Promise<{ params: Record<string, string>; body: unknown }> {
     const query = queryParams(search);
-    if (spelling === 'legacy' || req.method === 'GET') return { params: query, body: undefined };
+    if (spelling === 'legacy' || req.method === 'GET') {
+      return { params: query, body: undefined };
+    }
     const raw = await readBody(req);
     const parsed = parseBody(req, raw);
     if (op.body === 'json') {
       // DELETE /access/client-ca takes no body; an empty one reads as `{}` and the handler checks the shape.
-      if (parsed.kind === 'empty') return { params: query, body: {} };
-      if (parsed.kind !== 'json') throw new BoardError(400, 'this operation takes a JSON object body (application/json)');
+      if (parsed.kind === 'empty') {
+        return { params: query, body: {} };
+      }
+      if (parsed.kind !== 'json') {
+        throw new BoardError(400, 'this operation takes a JSON object body (application/json)');
+      }
       return { params: query, body: parsed.value };
     }
-    if (op.body === 'document' && op.documentKey) return { params: mergeDocumentBody(query, parsed, op.documentKey), body: undefined };
+    if (op.body === 'document' && op.documentKey) {
+      return { params: mergeDocumentBody(query, parsed, op.documentKey), body: undefined };
+    }
     return { params: mergeBody(query, parsed), body: undefined };
   }
 
   private checkContract(op: Operation, result: unknown): void {
     if (op.response === null) {
-      if (result !== undefined) throw new ContractDrift(op.id, 'answered a body where the table says 204');
+      if (result !== undefined) {
+        throw new ContractDrift(op.id, 'answered a body where the table says 204');
+      }
       return;
     }
-    if (result === undefined) throw new ContractDrift(op.id, 'answered nothing where the table says 200');
+    if (result === undefined) {
+      throw new ContractDrift(op.id, 'answered nothing where the table says 200');
+    }
     const parsed = op.response.safeParse(result);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -225,7 +277,9 @@ export class AgentApp {
 
   private refuse(res: ServerResponse, spelling: Spelling, err: unknown, context: Record<string, unknown>): void {
     if (err instanceof BoardError && Number.isInteger(err.status) && err.status >= 400 && err.status <= 599) {
-      if (err.status >= 500) this.log({ level: 'warn', msg: err.message, status: err.status, ...context });
+      if (err.status >= 500) {
+        this.log({ level: 'warn', msg: err.message, status: err.status, ...context });
+      }
       sendRefusal(res, spelling, err.status, err.message);
       return;
     }

@@ -11,12 +11,16 @@ export const MAX_BODY_BYTES = 256 * 1024;
  */
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (Number.isFinite(declared) && declared > limit) {
+    throw tooLarge(limit);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
+    if (size > limit) {
+      throw tooLarge(limit);
+    }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -29,7 +33,9 @@ function tooLarge(limit: number): BoardError {
 /** Media type without parameters, lower-cased; undefined when the header is absent or blank. */
 export function mediaType(req: IncomingMessage): string | undefined {
   const raw = req.headers['content-type'];
-  if (raw === undefined) return undefined;
+  if (raw === undefined) {
+    return undefined;
+  }
   const type = raw.split(';')[0]!.trim().toLowerCase();
   return type === '' ? undefined : type;
 }
@@ -44,11 +50,19 @@ export type ParsedBody =
  * otherwise form or JSON-object only, with the daemon's refusal messages.
  */
 export function parseBody(req: IncomingMessage, raw: Buffer): ParsedBody {
-  if (raw.length === 0) return { kind: 'empty' };
+  if (raw.length === 0) {
+    return { kind: 'empty' };
+  }
   const type = mediaType(req);
-  if (type === undefined) throw new BoardError(400, 'a body needs a Content-Type');
-  if (type === 'application/x-www-form-urlencoded') return { kind: 'form', fields: parseForm(raw) };
-  if (type === 'application/json') return { kind: 'json', value: parseJsonObject(raw) };
+  if (type === undefined) {
+    throw new BoardError(400, 'a body needs a Content-Type');
+  }
+  if (type === 'application/x-www-form-urlencoded') {
+    return { kind: 'form', fields: parseForm(raw) };
+  }
+  if (type === 'application/json') {
+    return { kind: 'json', value: parseJsonObject(raw) };
+  }
   throw new BoardError(400, `${type} is not accepted; send application/x-www-form-urlencoded or application/json`);
 }
 
@@ -60,7 +74,11 @@ function parseForm(raw: Buffer): Record<string, string> {
     throw new BoardError(400, 'the form body is not UTF-8');
   }
   const fields: Record<string, string> = {};
-  for (const [key, value] of new URLSearchParams(text)) if (!(key in fields)) fields[key] = value;
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (!(key in fields)) {
+      fields[key] = value;
+    }
+  }
   return fields;
 }
 
@@ -80,7 +98,11 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
 /** First value of each query key (a repeated key keeps its first value, as serde's query extractor does). */
 export function queryParams(search: URLSearchParams): Record<string, string> {
   const params: Record<string, string> = {};
-  for (const [key, value] of search) if (!(key in params)) params[key] = value;
+  for (const [key, value] of search) {
+    if (!(key in params)) {
+      params[key] = value;
+    }
+  }
   return params;
 }
 
@@ -90,7 +112,9 @@ export function queryParams(search: URLSearchParams): Record<string, string> {
  */
 export function mergeBody(query: Record<string, string>, body: ParsedBody): Record<string, string> {
   const merged: Record<string, string> = {};
-  if (body.kind === 'form') Object.assign(merged, body.fields);
+  if (body.kind === 'form') {
+    Object.assign(merged, body.fields);
+  }
   if (body.kind === 'json') {
     for (const [key, value] of Object.entries(body.value)) {
       merged[key] = typeof value === 'string' ? value : JSON.stringify(value);

@@ -57,7 +57,9 @@ describe('every row of the operation table', () => {
     expect(Object.keys(handlers)).toContain(op.id);
 
     expect(pathVerdict(op, await callPath(h, op))).toEqual(expectedPathVerdict(op));
-    if (op.id === 'postAccessPassword') h.password = String(SAMPLES[op.id]!['new_password']);
+    if (op.id === 'postAccessPassword') {
+      h.password = String(SAMPLES[op.id]!['new_password']);
+    }
     await h.settle(); // reboot and reload take the board away briefly and forget sessions
     if (op.legacy) {
       expect(legacyVerdict(op, await callLegacy(h, op))).toEqual(expectedLegacyVerdict(op));

@@ -55,13 +55,17 @@ export function nodeBaseFor(spelling: 'path' | 'legacy', dialect: Dialect): 0 | 
 
 /** Reshape an answer into the dialect's wording (only About differs). Runs after contract validation. */
 export function applyDialect(dialect: Dialect, id: string, result: unknown): unknown {
-  if (id !== 'getAbout' || result === null || typeof result !== 'object') return result;
+  if (id !== 'getAbout' || result === null || typeof result !== 'object') {
+    return result;
+  }
   const { daemon_version: daemonVersion, ...rest } = result as Record<string, unknown>;
   const version = dialect.version ?? daemonVersion;
   if (dialect.name === 'agent') {
     return dialect.version ? { ...rest, daemon_version: version, build_version: version } : result;
   }
-  if (dialect.name === 'fork') return { ...rest, bmcd_version: version, build_version: version };
+  if (dialect.name === 'fork') {
+    return { ...rest, bmcd_version: version, build_version: version };
+  }
   // upstream master: `bmcd_version` for the daemon, `version` for the OS; no kernel, board_serial or build_version.
   const { kernel: _kernel, board_serial: _serial, build_version: _build, ...upstream } = rest;
   return { ...upstream, bmcd_version: version };

@@ -8,14 +8,22 @@ export function sortedJson(value: unknown): string {
 }
 
 function sortKeys(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') {
+    return value;
+  }
+  if (Array.isArray(value)) {
+    return value.map(sortKeys);
+  }
   const withToJson = value as { toJSON?: () => unknown };
-  if (typeof withToJson.toJSON === 'function') return sortKeys(withToJson.toJSON());
+  if (typeof withToJson.toJSON === 'function') {
+    return sortKeys(withToJson.toJSON());
+  }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const member = (value as Record<string, unknown>)[key];
-    if (member !== undefined) out[key] = sortKeys(member);
+    if (member !== undefined) {
+      out[key] = sortKeys(member);
+    }
   }
   return out;
 }

@@ -22,44 +22,57 @@ const GET_ROWS = operationList.filter((op) => op.method === 'GET');
 /** Commands a read may run: chrony's tracking and U-Boot's environment. */
 const READ_ONLY_COMMANDS = new Set(['chronyc tracking', 'fw_printenv -n nextboot']);
 
-describe.each<FixtureName>(['v2.4', 'v2.5'])('every GET row against the Linux backend on the %s fixture', (fixtureName) => {
-  let h: LinuxAgentHarness;
-  let host: FakeFirmwareHost;
-  beforeAll(async () => {
-    host = await FakeFirmwareHost.start([{ version: 'v2.31.0' }, { version: 'v2.29.0' }]);
-    h = await LinuxAgentHarness.start(fixtureName, {
-      services: { githubApiUrl: host.githubApi, updateRepo: 'excavador-turing/BMC-Firmware' },
-      firmwareSources: { sources: [{ id: 'lab', kind: 'http', label: 'Lab mirror', location: host.httpSource }] },
+describe.each<FixtureName>(['v2.4', 'v2.5'])(
+  'every GET row against the Linux backend on the %s fixture',
+  (fixtureName) => {
+    let h: LinuxAgentHarness;
+    let host: FakeFirmwareHost;
+    beforeAll(async () => {
+      host = await FakeFirmwareHost.start([{ version: 'v2.31.0' }, { version: 'v2.29.0' }]);
+      h = await LinuxAgentHarness.start(fixtureName, {
+        services: { githubApiUrl: host.githubApi, updateRepo: 'excavador-turing/BMC-Firmware' },
+        firmwareSources: { sources: [{ id: 'lab', kind: 'http', label: 'Lab mirror', location: host.httpSource }] },
+      });
+      await h.login();
     });
-    await h.login();
-  });
-  afterAll(async () => {
-    await h?.close();
-    await host?.close();
-  });
+    afterAll(async () => {
+      await h?.close();
+      await host?.close();
+    });
 
-  it('answers from the fixture tree, not from a simulation', async () => {
-    expect(h.backend.kind).toBe('linux');
-    const usb = await h.request('GET', '/api/bmc/usb');
-    expect((usb.json as Array<{ bus_type: string }>)[0]!.bus_type).toBe(fixtureName === 'v2.4' ? 'Single bus' : 'Usb hub');
-    const hostname = await h.request('GET', '/api/bmc/hostname');
-    expect((hostname.json as { hostname: string }).hostname).toBe((await h.fixture.board.getHostname()).hostname);
-  });
+    it('answers from the fixture tree, not from a simulation', async () => {
+      expect(h.backend.kind).toBe('linux');
+      const usb = await h.request('GET', '/api/bmc/usb');
+      expect((usb.json as Array<{ bus_type: string }>)[0]!.bus_type).toBe(
+        fixtureName === 'v2.4' ? 'Single bus' : 'Usb hub',
+      );
+      const hostname = await h.request('GET', '/api/bmc/hostname');
+      expect((hostname.json as { hostname: string }).hostname).toBe((await h.fixture.board.getHostname()).hostname);
+    });
 
-  it('covers the read operations of the table', () => {
-    expect(GET_ROWS.map((op) => op.id)).toEqual(expect.arrayContaining(['getAbout', 'getPower', 'getFirmwareSlots', 'getAccess', 'getThermal']));
-  });
+    it('covers the read operations of the table', () => {
+      expect(GET_ROWS.map((op) => op.id)).toEqual(
+        expect.arrayContaining(['getAbout', 'getPower', 'getFirmwareSlots', 'getAccess', 'getThermal']),
+      );
+    });
 
-  it.each(GET_ROWS.map((op) => [op.id, op] as const))('%s', async (_id, op) => {
-    const before = h.fixture.events.length;
-    expect(pathVerdict(op, await callPath(h, op))).toEqual(expectedPathVerdict(op));
-    if (op.legacy) expect(legacyVerdict(op, await callLegacy(h, op))).toEqual(expectedLegacyVerdict(op));
-    await h.fixture.board.idle();
+    it.each(GET_ROWS.map((op) => [op.id, op] as const))('%s', async (_id, op) => {
+      const before = h.fixture.events.length;
+      expect(pathVerdict(op, await callPath(h, op))).toEqual(expectedPathVerdict(op));
+      if (op.legacy) {
+        expect(legacyVerdict(op, await callLegacy(h, op))).toEqual(expectedLegacyVerdict(op));
+      }
+      await h.fixture.board.idle();
 
-    const during = h.fixture.events.slice(before);
-    expect(during.filter((e): e is Extract<BoardEvent, { kind: 'write' }> => e.kind === 'write').map((e) => e.path)).toEqual([]);
-    const commands = during.filter((e): e is Extract<BoardEvent, { kind: 'run' }> => e.kind === 'run').map((e) => [e.cmd, ...e.args].join(' '));
-    expect(commands.filter((c) => !READ_ONLY_COMMANDS.has(c))).toEqual([]);
-    expect(h.logs.filter((l) => l['level'] === 'error')).toEqual([]);
-  });
-});
+      const during = h.fixture.events.slice(before);
+      expect(
+        during.filter((e): e is Extract<BoardEvent, { kind: 'write' }> => e.kind === 'write').map((e) => e.path),
+      ).toEqual([]);
+      const commands = during
+        .filter((e): e is Extract<BoardEvent, { kind: 'run' }> => e.kind === 'run')
+        .map((e) => [e.cmd, ...e.args].join(' '));
+      expect(commands.filter((c) => !READ_ONLY_COMMANDS.has(c))).toEqual([]);
+      expect(h.logs.filter((l) => l['level'] === 'error')).toEqual([]);
+    });
+  },
+);

@@ -16,15 +16,25 @@ const cache = new Map<string, Routes>();
 export function routesFor(dialect: Dialect, list: readonly Operation[] = operationList): Routes {
   const key = dialect.name;
   const cached = list === operationList ? cache.get(key) : undefined;
-  if (cached) return cached;
+  if (cached) {
+    return cached;
+  }
   const routes: Routes = { byPath: new Map(), byLegacy: new Map() };
   for (const op of list) {
-    if (!dialectHasOperation(dialect, op.id)) continue;
+    if (!dialectHasOperation(dialect, op.id)) {
+      continue;
+    }
     let methods = routes.byPath.get(op.path);
-    if (!methods) routes.byPath.set(op.path, (methods = new Map()));
+    if (!methods) {
+      routes.byPath.set(op.path, (methods = new Map()));
+    }
     methods.set(op.method, op);
-    if (op.legacy) routes.byLegacy.set(`${op.legacy.opt}/${op.legacy.type}`, op);
+    if (op.legacy) {
+      routes.byLegacy.set(`${op.legacy.opt}/${op.legacy.type}`, op);
+    }
   }
-  if (list === operationList) cache.set(key, routes);
+  if (list === operationList) {
+    cache.set(key, routes);
+  }
   return routes;
 }

@@ -36,7 +36,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   if (options.tls) {
     const { certificate, access } = options.tls;
     server = createTlsServer(tlsOptions(certificate, access?.inEffect.clientCaPem ?? null), listener);
-    access?.onChange((effect) => updateClientCa(server as import('node:https').Server, certificate, effect.clientCaPem));
+    access?.onChange((effect) =>
+      updateClientCa(server as import('node:https').Server, certificate, effect.clientCaPem),
+    );
   } else {
     server = createServer(listener);
   }
@@ -75,7 +77,9 @@ export function listen(server: Server, port: number, host: string): Promise<numb
 
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    if (!server.listening) return resolve();
+    if (!server.listening) {
+      return resolve();
+    }
     server.close(() => resolve());
     server.closeIdleConnections();
     // In-flight requests get a moment to finish; then they are cut so shutdown cannot hang.

@@ -23,7 +23,12 @@ const TYPES: Record<string, string> = {
  * The web interface from `root`, without authentication (as on the board). An unknown path gets `index.html`
  * (single-page app); the caller never sends API paths here, so a mistyped API path is a 404, not the SPA.
  */
-export async function serveStatic(req: IncomingMessage, res: ServerResponse, root: string, pathname: string): Promise<void> {
+export async function serveStatic(
+  req: IncomingMessage,
+  res: ServerResponse,
+  root: string,
+  pathname: string,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     sendText(res, 405, 'static files are read with GET or HEAD', { Allow: 'GET, HEAD' });
     return;

@@ -85,10 +85,14 @@ export async function createSimulatedServices(
   await access.load();
   let boot: Promise<unknown> = Promise.resolve();
   const unsubscribe = board.onLifecycle((event) => {
-    if (event !== 'down') return;
+    if (event !== 'down') {
+      return;
+    }
     const last = board.hardwareLog.at(-1)?.action;
     // Chained: a rollback's own reboot must not make the caller stop waiting for the first verdict.
-    boot = boot.then(() => Promise.all([last === 'reboot' ? slots.boot() : undefined, access.load()])).catch(() => undefined);
+    boot = boot
+      .then(() => Promise.all([last === 'reboot' ? slots.boot() : undefined, access.load()]))
+      .catch(() => undefined);
   });
   await firmware.start({ prime: options.primeCatalogue });
   return {

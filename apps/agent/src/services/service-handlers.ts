@@ -1,8 +1,4 @@
-import {
-  ZClientCaRequestSchema,
-  ZPasswordChangeSchema,
-  type TAccessState,
-} from '@tpfleet/board-api';
+import { ZClientCaRequestSchema, ZPasswordChangeSchema, type TAccessState } from '@tpfleet/board-api';
 import type { z } from 'zod';
 
 import { changePassword } from '../access/password-change.js';
@@ -21,14 +17,18 @@ export interface ServiceHandlerContext extends HandlerContext {
 /** Adapt a handler that needs the board's services to the common Handler signature. */
 function withServices(fn: (ctx: ServiceHandlerContext) => Promise<unknown>): Handler {
   return (ctx) => {
-    if (!ctx.services) throw new BoardError(501, 'this agent was started without firmware, configuration and access services');
+    if (!ctx.services) {
+      throw new BoardError(501, 'this agent was started without firmware, configuration and access services');
+    }
     return fn({ ...ctx, services: ctx.services, actor: ctx.actor ?? { name: 'unattributed', scheme: 'none' } });
   };
 }
 
 // ---------------------------------------------------------------- board: configuration document
 
-export const getConfig = withServices(async ({ backend, services }) => exportConfig({ backend, sources: services.firmware.sources }));
+export const getConfig = withServices(async ({ backend, services }) =>
+  exportConfig({ backend, sources: services.firmware.sources }),
+);
 
 export const postConfig = withServices(async ({ backend, services, params }) =>
   importConfig({ backend, sources: services.firmware.sources }, params['config']),
@@ -57,7 +57,9 @@ export const getFirmwareSlots = withServices(async ({ services }) => services.fi
 
 export const getFirmwareSources = withServices(async ({ services }) => services.firmware.sources.read());
 
-export const postFirmwareSources = withServices(async ({ services, params }) => services.firmware.sources.replaceFromText(params['sources']));
+export const postFirmwareSources = withServices(async ({ services, params }) =>
+  services.firmware.sources.replaceFromText(params['sources']),
+);
 
 // ---------------------------------------------------------------- access (JSON bodies)
 
@@ -67,7 +69,9 @@ export const putAccessClientCa = withServices(async ({ services, body }) =>
   services.access.putClientCa(jsonBody(ZClientCaRequestSchema, body)),
 );
 
-export const deleteAccessClientCa = withServices(async ({ services, actor }) => services.access.deleteClientCa(actor.scheme));
+export const deleteAccessClientCa = withServices(async ({ services, actor }) =>
+  services.access.deleteClientCa(actor.scheme),
+);
 
 export const postAccessPassword = withServices(async ({ services, body }) => {
   await changePassword(services.accounts, jsonBody(ZPasswordChangeSchema, body));

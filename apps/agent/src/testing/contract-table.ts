@@ -21,7 +21,14 @@ export const SAMPLES: Record<string, Record<string, string | number>> = {
   // Issue 4. A firmware host on 127.0.0.1 serves the `lab` source; force=1 lets the legacy call replace the staging.
   postFirmwareInstall: { source: 'lab', version: 'v2.31.0', force: '1' },
   postFirmwareSources: { sources: '' }, // filled in once the firmware host's address is known
-  postConfig: { config: JSON.stringify({ format_version: 1, exported_at: '2026-09-12T10:00:00Z', exported_from: {}, nodes: [{ id: 2, name: 'db' }] }) },
+  postConfig: {
+    config: JSON.stringify({
+      format_version: 1,
+      exported_at: '2026-09-12T10:00:00Z',
+      exported_from: {},
+      nodes: [{ id: 2, name: 'db' }],
+    }),
+  },
   putAccessClientCa: { pem: '' }, // a CA made by openssl in beforeAll
   postAccessPassword: { username: 'root', current_password: 'turing', new_password: 'correct-horse-battery' },
 };
@@ -42,7 +49,9 @@ export function wireParams(op: Operation, spelling: 'path' | 'legacy'): Record<s
 
 export async function callPath(h: ContractClient, op: Operation): Promise<Answer> {
   const params = wireParams(op, 'path');
-  if (op.method === 'GET') return h.request('GET', `/api/bmc${op.path}?${new URLSearchParams(params)}`);
+  if (op.method === 'GET') {
+    return h.request('GET', `/api/bmc${op.path}?${new URLSearchParams(params)}`);
+  }
   return h.request(op.method, `/api/bmc${op.path}`, Object.keys(params).length ? { body: params } : {});
 }
 
@@ -52,26 +61,31 @@ export async function callLegacy(h: ContractClient, op: Operation): Promise<Answ
 }
 
 export type PathVerdict =
-  | { status: number; text: string }
-  | { status: number; contentType: string | null; issues: unknown[] };
+  { status: number; text: string } | { status: number; contentType: string | null; issues: unknown[] };
 
 /** What a path-form answer shows about the contract: status, content type and the schema's complaints. */
 export function pathVerdict(op: Operation, answer: Answer): PathVerdict {
-  if (op.response === null) return { status: answer.status, text: answer.text };
+  if (op.response === null) {
+    return { status: answer.status, text: answer.text };
+  }
   const issues = op.response.safeParse(answer.json).error?.issues ?? [];
   return { status: answer.status, contentType: answer.headers.get('content-type'), issues };
 }
 
 /** What the row promises for the path form. */
 export function expectedPathVerdict(op: Operation): PathVerdict {
-  if (op.response === null) return { status: op.successStatus ?? 204, text: '' };
+  if (op.response === null) {
+    return { status: op.successStatus ?? 204, text: '' };
+  }
   return { status: op.successStatus ?? 200, contentType: 'application/json', issues: [] };
 }
 
 /** The legacy envelope: 200 `{response:[{result}]}`, `ok` for rows without a body, else the row's schema. */
 export function legacyVerdict(op: Operation, answer: Answer): { status: number; result: unknown } {
   const result = (answer.json as { response?: [{ result?: unknown }] } | undefined)?.response?.[0]?.result;
-  if (op.response === null) return { status: answer.status, result };
+  if (op.response === null) {
+    return { status: answer.status, result };
+  }
   return { status: answer.status, result: op.response.safeParse(result).error?.issues ?? [] };
 }
 

@@ -8,7 +8,12 @@ import { accountsOf, Authenticator, type AuthOptions } from '../auth/authenticat
 import { ACCOUNTS_FILE } from '../auth/local-accounts.js';
 import { ShadowAccounts } from '../auth/shadow-accounts.js';
 import { createSimulatedBackend } from '../backend-factory.js';
-import { createFixtureLinuxBoard, emulateChpasswd, type FixtureBoard, type FixtureName } from '../backend/linux/test-support.js';
+import {
+  createFixtureLinuxBoard,
+  emulateChpasswd,
+  type FixtureBoard,
+  type FixtureName,
+} from '../backend/linux/test-support.js';
 import type { SimulatedBoard } from '../backend/simulated/simulated-board.js';
 import { createAgentServer, type AgentServer } from '../server/server.js';
 import {
@@ -57,17 +62,22 @@ abstract class HarnessClient {
       anonymous: true,
       body: { username: 'root', password: this.password },
     });
-    if (answer.status !== 200) throw new Error(`login failed: ${answer.status} ${answer.text}`);
+    if (answer.status !== 200) {
+      throw new Error(`login failed: ${answer.status} ${answer.text}`);
+    }
     this.token = answer.headers.get('x-auth-token') ?? undefined;
     return this.token!;
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
-    if (!options.anonymous && this.token && !('Authorization' in headers)) headers['Authorization'] = `Bearer ${this.token}`;
+    if (!options.anonymous && this.token && !('Authorization' in headers)) {
+      headers['Authorization'] = `Bearer ${this.token}`;
+    }
     let body: string | Uint8Array | undefined;
-    if (typeof options.body === 'string' || options.body instanceof Uint8Array) body = options.body;
-    else if (options.body !== undefined) {
+    if (typeof options.body === 'string' || options.body instanceof Uint8Array) {
+      body = options.body;
+    } else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['Content-Type'] ??= 'application/json';
     }
@@ -110,13 +120,17 @@ export class AgentHarness extends HarnessClient {
     } = {},
   ): Promise<AgentHarness> {
     const dir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'board-agent-')));
-    const backend = createSimulatedBackend(dir, { timeScale: options.timeScale ?? 0.01, firmwareVersion: options.firmwareVersion });
+    const backend = createSimulatedBackend(dir, {
+      timeScale: options.timeScale ?? 0.01,
+      firmwareVersion: options.firmwareVersion,
+    });
     await backend.start();
     let services: SimulatedServices | undefined;
     const auth = await Authenticator.create({
       password: PASSWORD,
       accountsFile: join(dir, ACCOUNTS_FILE),
-      proxyIdentityHeader: () => (services?.access.inEffect.clientCaPem ? services.access.inEffect.identityHeader.name : undefined),
+      proxyIdentityHeader: () =>
+        services?.access.inEffect.clientCaPem ? services.access.inEffect.identityHeader.name : undefined,
       ...options,
     });
     services = await createSimulatedServices(backend, dir, accountsOf(auth), {
@@ -129,11 +143,28 @@ export class AgentHarness extends HarnessClient {
     const sources = options.firmwareSources ?? {
       sources: [{ id: 'card', kind: 'local', label: 'SD card', location: '/mnt/sdcard/firmware' }],
     };
-    if (sources !== 'defaults') await services.firmware.sources.replace(sources);
+    if (sources !== 'defaults') {
+      await services.firmware.sources.replace(sources);
+    }
     const logs: Record<string, unknown>[] = [];
-    const agent = createAgentServer({ backend, auth, www: options.www, validateResponses: true, log: (e) => logs.push(e), services });
+    const agent = createAgentServer({
+      backend,
+      auth,
+      www: options.www,
+      validateResponses: true,
+      log: (e) => logs.push(e),
+      services,
+    });
     const port = await agent.listen(0, '127.0.0.1');
-    const harness = new AgentHarness(`http://127.0.0.1:${port}`, backend, auth, agent, dir, services, options.stateDir === undefined);
+    const harness = new AgentHarness(
+      `http://127.0.0.1:${port}`,
+      backend,
+      auth,
+      agent,
+      dir,
+      services,
+      options.stateDir === undefined,
+    );
     (harness as { logs: Record<string, unknown>[] }).logs = logs;
     return harness;
   }
@@ -141,7 +172,9 @@ export class AgentHarness extends HarnessClient {
   /** Wait until a simulated reboot or daemon restart is over, then log in again (sessions were forgotten). */
   async settle(): Promise<void> {
     await this.services.lastBoot();
-    while (this.backend.isBooting()) await new Promise((r) => setTimeout(r, 10));
+    while (this.backend.isBooting()) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     await this.services.lastBoot();
     await this.login();
   }
@@ -150,7 +183,9 @@ export class AgentHarness extends HarnessClient {
     await this.agent.close();
     await this.services.stop();
     await this.backend.stop();
-    if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
+    if (this.ownsDir) {
+      await rm(this.dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -192,7 +227,8 @@ export class LinuxAgentHarness extends HarnessClient {
     let services: BoardServices | undefined;
     const auth = await Authenticator.create({
       accounts,
-      proxyIdentityHeader: () => (services?.access.inEffect.clientCaPem ? services.access.inEffect.identityHeader.name : undefined),
+      proxyIdentityHeader: () =>
+        services?.access.inEffect.clientCaPem ? services.access.inEffect.identityHeader.name : undefined,
       ...options,
     });
     services = await createLinuxServices(fixture.board, accounts, {
@@ -208,9 +244,18 @@ export class LinuxAgentHarness extends HarnessClient {
     const sources = options.firmwareSources ?? {
       sources: [{ id: 'card', kind: 'local', label: 'SD card', location: '/mnt/sdcard/firmware' }],
     };
-    if (sources !== 'defaults') await services.firmware.sources.replace(sources);
+    if (sources !== 'defaults') {
+      await services.firmware.sources.replace(sources);
+    }
     const logs: Record<string, unknown>[] = [];
-    const agent = createAgentServer({ backend: fixture.board, auth, www: options.www, validateResponses: true, log: (e) => logs.push(e), services });
+    const agent = createAgentServer({
+      backend: fixture.board,
+      auth,
+      www: options.www,
+      validateResponses: true,
+      log: (e) => logs.push(e),
+      services,
+    });
     const port = await agent.listen(0, '127.0.0.1');
     const harness = new LinuxAgentHarness(`http://127.0.0.1:${port}`, fixture, accounts, auth, agent, services);
     (harness as { logs: Record<string, unknown>[] }).logs = logs;

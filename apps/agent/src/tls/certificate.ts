@@ -28,7 +28,9 @@ export async function loadServerCertificate(options: {
   now?: () => number;
 }): Promise<ServerCertificate> {
   if (options.certFile || options.keyFile) {
-    if (!options.certFile || !options.keyFile) throw new Error('--tls-cert and --tls-key go together');
+    if (!options.certFile || !options.keyFile) {
+      throw new Error('--tls-cert and --tls-key go together');
+    }
     const [cert, key] = await Promise.all([readFile(options.certFile, 'utf8'), readFile(options.keyFile, 'utf8')]);
     new X509Certificate(cert); // fail at start, not at the first handshake
     return { cert, key, certFile: options.certFile, keyFile: options.keyFile, generated: false };
@@ -44,7 +46,9 @@ export async function loadServerCertificate(options: {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await generateSelfSigned(certFile, keyFile, options.commonName);
   const pair = await readPair(certFile, keyFile);
-  if (!pair) throw new Error(`openssl did not leave a certificate in ${dir}`);
+  if (!pair) {
+    throw new Error(`openssl did not leave a certificate in ${dir}`);
+  }
   return { ...pair, certFile, keyFile, generated: true };
 }
 
@@ -61,10 +65,23 @@ async function readPair(certFile: string, keyFile: string): Promise<{ cert: stri
 export async function generateSelfSigned(certFile: string, keyFile: string, commonName: string): Promise<void> {
   const cn = commonName.replace(/[^A-Za-z0-9.-]/g, '') || 'turingpi';
   await run('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-nodes',
-    '-days', String(VALID_DAYS), '-subj', `/CN=${cn}`,
-    '-addext', `subjectAltName=DNS:${cn},DNS:${cn}.local,DNS:localhost,IP:127.0.0.1`,
-    '-keyout', keyFile, '-out', certFile,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-384',
+    '-nodes',
+    '-days',
+    String(VALID_DAYS),
+    '-subj',
+    `/CN=${cn}`,
+    '-addext',
+    `subjectAltName=DNS:${cn},DNS:${cn}.local,DNS:localhost,IP:127.0.0.1`,
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
   ]);
   await chmod(keyFile, 0o600);
   await stat(certFile);
@@ -73,8 +90,11 @@ export async function generateSelfSigned(certFile: string, keyFile: string, comm
 export function run(cmd: string, args: string[], timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(cmd, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} failed: ${(stderr || err.message).trim().split('\n').at(-1)}`));
-      else resolve(stdout);
+      if (err) {
+        reject(new Error(`${cmd} failed: ${(stderr || err.message).trim().split('\n').at(-1)}`));
+      } else {
+        resolve(stdout);
+      }
     });
   });
 }

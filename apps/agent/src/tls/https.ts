@@ -20,7 +20,10 @@ export function tlsOptions(certificate: ServerCertificate, clientCaPem: string |
     rejectUnauthorized: false,
     ...(clientCaPem !== null ? { ca: clientCaPem } : {}),
     // Session resumption must work while certificates are requested (bmcd 2.36.2): an id context tied to the CA.
-    sessionIdContext: createHash('sha256').update(clientCaPem ?? 'no client CA').digest('hex').slice(0, 32),
+    sessionIdContext: createHash('sha256')
+      .update(clientCaPem ?? 'no client CA')
+      .digest('hex')
+      .slice(0, 32),
   };
 }
 
@@ -31,7 +34,9 @@ export function createTlsServer(
 ): Server {
   const server = createServer(options, listener);
   server.on('secureConnection', (socket: TLSSocket) => {
-    if (presentedCertificate(socket) && !socket.authorized) socket.destroy();
+    if (presentedCertificate(socket) && !socket.authorized) {
+      socket.destroy();
+    }
   });
   return server;
 }
@@ -56,7 +61,9 @@ function presentedCertificate(socket: TLSSocket): boolean {
  */
 export function proxiedIdentity(req: IncomingMessage, headerName: string): string | undefined {
   const socket = req.socket;
-  if (!(socket instanceof TLSSocket) || !socket.authorized || !presentedCertificate(socket)) return undefined;
+  if (!(socket instanceof TLSSocket) || !socket.authorized || !presentedCertificate(socket)) {
+    return undefined;
+  }
   const raw = req.headers[headerName.toLowerCase()];
   const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
   return value ? value : undefined;

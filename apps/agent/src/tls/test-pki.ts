@@ -17,13 +17,50 @@ export interface TestPki {
 export async function makeTestPki(dir: string): Promise<TestPki> {
   const f = (name: string) => join(dir, name);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await run('openssl', ['req', '-x509', ...ec, '-days', '30', '-subj', '/O=Fleet Lab/CN=Fleet Proxy CA', '-keyout', f('ca.key'), '-out', f('ca.pem')]);
-  await run('openssl', ['req', '-x509', ...ec, '-days', '30', '-subj', '/CN=Stranger', '-keyout', f('stranger.key'), '-out', f('stranger.pem')]);
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-days',
+    '30',
+    '-subj',
+    '/O=Fleet Lab/CN=Fleet Proxy CA',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+  ]);
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-days',
+    '30',
+    '-subj',
+    '/CN=Stranger',
+    '-keyout',
+    f('stranger.key'),
+    '-out',
+    f('stranger.pem'),
+  ]);
   await run('openssl', ['req', ...ec, '-subj', '/CN=fleet-proxy', '-keyout', f('client.key'), '-out', f('client.csr')]);
   await writeFile(f('client.ext'), 'extendedKeyUsage=clientAuth\n');
   await run('openssl', [
-    'x509', '-req', '-in', f('client.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial',
-    '-days', '30', '-extfile', f('client.ext'), '-out', f('client.pem'),
+    'x509',
+    '-req',
+    '-in',
+    f('client.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '30',
+    '-extfile',
+    f('client.ext'),
+    '-out',
+    f('client.pem'),
   ]);
   const read = (name: string) => readFile(f(name), 'utf8');
   return {

@@ -34,7 +34,9 @@ describe('HTTPS listener and mTLS proxy identity (facts §6.2 step 2, §6.5)', (
   });
 
   async function ask(client: { cert?: string; key?: string }, headers: Record<string, string> = {}) {
-    const agent = new Agent({ connect: { ca: certificate.cert, servername: 'localhost', rejectUnauthorized: true, ...client } });
+    const agent = new Agent({
+      connect: { ca: certificate.cert, servername: 'localhost', rejectUnauthorized: true, ...client },
+    });
     try {
       const res = await request(`${base}/`, { dispatcher: agent, headers });
       return (await res.body.json()) as { identity: string | null };
@@ -52,9 +54,11 @@ describe('HTTPS listener and mTLS proxy identity (facts §6.2 step 2, §6.5)', (
   });
 
   it('names the operator of a verified client certificate that carries the identity header', async () => {
-    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual({
-      identity: 'ops@example.org',
-    });
+    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual(
+      {
+        identity: 'ops@example.org',
+      },
+    );
   });
 
   it('ignores a certificate without the header, and the header without a certificate', async () => {
@@ -63,15 +67,21 @@ describe('HTTPS listener and mTLS proxy identity (facts §6.2 step 2, §6.5)', (
   });
 
   it('drops a connection whose certificate does not verify', async () => {
-    await expect(ask({ cert: pki.strangerCert, key: pki.strangerKey }, { 'X-Forwarded-Email': 'x@example.org' })).rejects.toThrow();
+    await expect(
+      ask({ cert: pki.strangerCert, key: pki.strangerKey }, { 'X-Forwarded-Email': 'x@example.org' }),
+    ).rejects.toThrow();
   });
 
   it('stops requesting certificates when the CA is removed (reload)', async () => {
     updateClientCa(server, certificate, null);
-    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual({ identity: null });
+    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual(
+      { identity: null },
+    );
     updateClientCa(server, certificate, pki.caCert);
-    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual({
-      identity: 'ops@example.org',
-    });
+    expect(await ask({ cert: pki.clientCert, key: pki.clientKey }, { 'X-Forwarded-Email': 'ops@example.org' })).toEqual(
+      {
+        identity: 'ops@example.org',
+      },
+    );
   });
 });

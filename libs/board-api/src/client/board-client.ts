@@ -72,6 +72,7 @@ export interface CallOptions {
 }
 
 type ParamsArg<Id extends OperationId> =
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "has no required params" test
   {} extends OperationParams<Id>
     ? [params?: OperationParams<Id>, options?: CallOptions]
     : [params: OperationParams<Id>, options?: CallOptions];
@@ -239,7 +240,6 @@ export class BoardClient {
   /** Calls one operation of the table. */
   async call<Id extends OperationId>(id: Id, ...args: ParamsArg<Id>): Promise<OperationResult<Id>> {
     const [params, options] = args;
-    const op = operations[id];
     if (!this.offered.has(id)) {
       throw new BoardCapabilityError(id, this.dialect, this.daemonVersion);
     }

@@ -40,13 +40,7 @@ import type { GpioDriver, LineRef, LineValue } from './gpio.js';
 import { type BoardIo, type LogLevel, message } from './board-io.js';
 import { LinuxCooling } from './cooling.js';
 import { parseEeprom, parseKeyValues } from './parsers.js';
-import {
-  readLoad,
-  readMemory,
-  readNand,
-  readSwitchPorts,
-  readUptime,
-} from './readings.js';
+import { readLoad, readMemory, readNand, readSwitchPorts, readUptime } from './readings.js';
 import { RootFs, type StatFsFn } from './root-fs.js';
 import { type CommandRunner, lastLine } from './runner.js';
 import { listSdcard, SDCARD } from './sdcard-files.js';
@@ -96,7 +90,6 @@ const RESET_GAP_MS = 1000;
 const NETWORK_RESET_DELAY_MS = 1000;
 const SCRIPT_TIMEOUT_MS = 30_000;
 const GADGET = '/sys/kernel/config/usb_gadget/g1';
-
 
 /**
  * The agent on the real controller (Allwinner T113, Turing Pi 2 v2.4/v2.5): readings from /proc and /sys, actions
@@ -515,7 +508,6 @@ export class LinuxBoard implements BoardBackend {
     return this.time.setNtp(servers);
   }
 
-
   // ---------------------------------------------------------------- cooling and thermals
 
   getCooling(): Promise<TCoolingDevice[]> {
@@ -534,7 +526,6 @@ export class LinuxBoard implements BoardBackend {
   checkHolds(): Promise<void> {
     return this.cooling.checkHolds();
   }
-
 
   // ---------------------------------------------------------------- firmware (beyond BoardBackend)
 
@@ -652,8 +643,6 @@ export class LinuxBoard implements BoardBackend {
       }
     });
   }
-
-
 
   /** The first `/sys/bus/i2c/devices/*\/eeprom`, as bmcd. */
   private async readEeprom(): Promise<Buffer | null> {

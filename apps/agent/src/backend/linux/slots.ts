@@ -37,7 +37,11 @@ export async function readNextboot(runner: CommandRunner, fwArgs: readonly strin
 }
 
 /** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update, facts §7.7 step 9). */
-export async function writeNextboot(runner: CommandRunner, fwArgs: readonly string[], value: string | null): Promise<void> {
+export async function writeNextboot(
+  runner: CommandRunner,
+  fwArgs: readonly string[],
+  value: string | null,
+): Promise<void> {
   const args = [...fwArgs, 'nextboot', ...(value === null ? [] : [value])];
   let result;
   try {

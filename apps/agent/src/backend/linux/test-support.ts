@@ -154,14 +154,18 @@ export class FixtureRunner implements CommandRunner {
  */
 export function emulateChpasswd(runner: FixtureRunner, root: string): FixtureRunner {
   return runner.answer((cmd, _args, options) => {
-    if (cmd !== 'chpasswd') return undefined;
+    if (cmd !== 'chpasswd') {
+      return undefined;
+    }
     const file = join(root, 'etc/shadow');
     const lines = readFileSync(file, 'utf8').split('\n');
     for (const change of (options.input ?? '').split('\n').filter((l) => l !== '')) {
       const colon = change.indexOf(':');
       const [user, password] = [change.slice(0, colon), change.slice(colon + 1)];
       const at = lines.findIndex((l) => l.startsWith(`${user}:`));
-      if (at < 0) return { code: 1, stderr: `chpasswd: user '${user}' does not exist\n` };
+      if (at < 0) {
+        return { code: 1, stderr: `chpasswd: user '${user}' does not exist\n` };
+      }
       const fields = lines[at].split(':');
       fields[1] = shaCrypt(password, '$6$fixturechpasswd') as string;
       lines[at] = fields.join(':');

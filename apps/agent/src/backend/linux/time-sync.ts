@@ -25,7 +25,7 @@ export class LinuxTimeSync {
     const rtc = await readRtcs(this.io.fs);
     let tracking = null;
     try {
-      const result = await this.io.runner.run('chronyc', [...(this.chronycArgs), 'tracking'], {
+      const result = await this.io.runner.run('chronyc', [...this.chronycArgs, 'tracking'], {
         timeoutMs: CHRONYC_TIMEOUT_MS,
       });
       tracking = result.code === 0 ? parseTracking(result.stdout) : null;
@@ -70,7 +70,7 @@ export class LinuxTimeSync {
     }
     let result;
     try {
-      result = await this.io.runner.run('chronyc', [...(this.chronycArgs), 'reload', 'sources'], {
+      result = await this.io.runner.run('chronyc', [...this.chronycArgs, 'reload', 'sources'], {
         timeoutMs: CHRONYC_TIMEOUT_MS,
       });
     } catch (error) {
