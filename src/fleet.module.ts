@@ -12,6 +12,8 @@ import { OpenApiService } from './boards/openapi/openapi.service.js';
 import { SecretBoxService } from './boards/secret-box.service.js';
 import { TimelineRepository } from './boards/timeline.repository.js';
 import { TimelineService } from './boards/timeline.service.js';
+import { CONFIG_BACKUP_CONTROLLERS, CONFIG_BACKUP_PROVIDERS } from './config-backups/config-backups.parts.js';
+import { FIRMWARE_CONTROLLERS, FIRMWARE_PROVIDERS } from './firmware/firmware.providers.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { PollingRepository } from './polling/polling.repository.js';
@@ -25,7 +27,14 @@ import { PollingWorker } from './polling/polling.worker.js';
  */
 @Module({
   imports: [DiscoveryModule],
-  controllers: [BoardsController, NodeActionsController, MetricsController, OpenApiController],
+  controllers: [
+    BoardsController,
+    NodeActionsController,
+    MetricsController,
+    OpenApiController,
+    ...FIRMWARE_CONTROLLERS,
+    ...CONFIG_BACKUP_CONTROLLERS,
+  ],
   providers: [
     SecretBoxService,
     BoardsRepository,
@@ -40,6 +49,8 @@ import { PollingWorker } from './polling/polling.worker.js';
     PollingWorker,
     MetricsService,
     OpenApiService,
+    ...FIRMWARE_PROVIDERS,
+    ...CONFIG_BACKUP_PROVIDERS,
   ],
   exports: [BoardsService, BoardClientsService, TimelineService, MetricsService, SecretBoxService, BoardsRepository],
 })

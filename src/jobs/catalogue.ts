@@ -1,4 +1,7 @@
+import { deliverAlertsJob, evaluateAlertsJob, remediateAlertJob } from '../alerts/alerts.jobs.js';
 import { nodeActionJob } from '../boards/node-actions.jobs.js';
+import { configBackupJob, configPushJob, configRestoreJob } from '../config-backups/config-backups.jobs.js';
+import { firmwareInstallJob, pushSourcesJob } from '../firmware/firmware.jobs.js';
 import { compactThermalJob, pollBatchJob } from '../polling/polling.jobs.js';
 import type { JobDefinition } from './job-definition.js';
 
@@ -7,4 +10,16 @@ import type { JobDefinition } from './job-definition.js';
  * registry checks at boot that each one has exactly one `@JobHandler`, and that no handler names a job missing
  * from this list.
  */
-export const jobCatalogue: readonly JobDefinition[] = [pollBatchJob, compactThermalJob, nodeActionJob];
+export const jobCatalogue: readonly JobDefinition[] = [
+  pollBatchJob,
+  compactThermalJob,
+  nodeActionJob,
+  evaluateAlertsJob,
+  deliverAlertsJob,
+  remediateAlertJob,
+  configBackupJob,
+  configRestoreJob,
+  configPushJob,
+  firmwareInstallJob,
+  pushSourcesJob,
+];

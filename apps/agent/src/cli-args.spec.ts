@@ -6,7 +6,7 @@ import { type AgentArgs, parseArgs, resolveAgentArgs, UsageError } from './cli-a
 
 const agentArgs = (argv: string[]): AgentArgs => {
   const parsed = parseArgs(argv);
-  if (parsed.command !== 'agent') throw new Error('expected the agent command');
+  if (parsed.command !== 'agent') {throw new Error('expected the agent command');}
   return parsed.args;
 };
 
@@ -39,7 +39,9 @@ describe('board-agent: choosing the hardware', () => {
   });
 
   it('--hardware linux insists (a fixture tree, a board with an unusual device tree)', async () => {
-    const args = await resolveAgentArgs(agentArgs(['--hardware', 'linux', '--root', root, '--port', '0', '--state-dir', join(root, 's')]));
+    const args = await resolveAgentArgs(
+      agentArgs(['--hardware', 'linux', '--root', root, '--port', '0', '--state-dir', join(root, 's')]),
+    );
     expect(args).toMatchObject({ hardware: 'linux', root, stateDir: join(root, 's') });
   });
 
@@ -48,18 +50,24 @@ describe('board-agent: choosing the hardware', () => {
       const args = await resolveAgentArgs(agentArgs([...flag, '--port', '0', '--state-dir', '/tmp/b1']));
       expect(args).toMatchObject({ hardware: 'simulated', stateDir: '/tmp/b1', password: 'turing' });
     }
-    await expect(resolveAgentArgs(agentArgs(['--simulate', '--port', '0']))).rejects.toThrow('--state-dir: is required with --simulate');
+    await expect(resolveAgentArgs(agentArgs(['--simulate', '--port', '0']))).rejects.toThrow(
+      '--state-dir: is required with --simulate',
+    );
   });
 
   it('refuses contradictions and flags that do not apply', async () => {
-    expect(() => parseArgs(['--simulate', '--hardware', 'linux', '--port', '0'])).toThrow('--simulate: contradicts --hardware linux');
-    expect(() => parseArgs(['--hardware', 'bare-metal', '--port', '0'])).toThrow('--hardware: expected linux or simulated');
-    await expect(resolveAgentArgs(agentArgs(['--simulate', '--root', root, '--port', '0', '--state-dir', root]))).rejects.toThrow(
-      '--root applies to --hardware linux only',
+    expect(() => parseArgs(['--simulate', '--hardware', 'linux', '--port', '0'])).toThrow(
+      '--simulate: contradicts --hardware linux',
     );
-    await expect(resolveAgentArgs(agentArgs(['--hardware', 'linux', '--root', root, '--port', '0', '--password', 'x']))).rejects.toThrow(
-      /--password applies to the simulated board only/,
+    expect(() => parseArgs(['--hardware', 'bare-metal', '--port', '0'])).toThrow(
+      '--hardware: expected linux or simulated',
     );
+    await expect(
+      resolveAgentArgs(agentArgs(['--simulate', '--root', root, '--port', '0', '--state-dir', root])),
+    ).rejects.toThrow('--root applies to --hardware linux only');
+    await expect(
+      resolveAgentArgs(agentArgs(['--hardware', 'linux', '--root', root, '--port', '0', '--password', 'x'])),
+    ).rejects.toThrow(/--password applies to the simulated board only/);
   });
 
   it('the rack still takes --state-dir and --password as before', () => {
@@ -67,5 +75,28 @@ describe('board-agent: choosing the hardware', () => {
       command: 'rack',
       args: { boards: 2, stateDir: '/tmp/r', password: 'turing' },
     });
+  });
+
+  it('the rack models reboot and install times for rollout tests and benches', () => {
+    const parsed = parseArgs([
+      'rack',
+      '--boards',
+      '2',
+      '--port',
+      '0',
+      '--state-dir',
+      '/tmp/r',
+      '--boot-delay-ms',
+      '300',
+      '--install-delay-ms',
+      '2000',
+    ]);
+    expect(parsed).toMatchObject({ command: 'rack', args: { bootDelayMs: 300, installDelayMs: 2000 } });
+    expect(parseArgs(['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r'])).toMatchObject({
+      args: { installDelayMs: 0 },
+    });
+    expect(() =>
+      parseArgs(['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r', '--boot-delay-ms', '-1']),
+    ).toThrow(/--boot-delay-ms/);
   });
 });

@@ -17,14 +17,19 @@ export const USAGE = `usage:
     Without --hardware the agent drives the hardware only when <root>/proc/device-tree/model names a Turing Pi.
   board-agent rack --boards N --port P --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
               [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]
-              [--github-api-url URL] [--update-repo OWNER/REPO]`;
+              [--github-api-url URL] [--update-repo OWNER/REPO] [--boot-delay-ms MS] [--install-delay-ms MS]`;
 
 const port = z.coerce.number({ error: 'expected a port number 0..65535' }).int().min(0).max(65535);
 const common = {
   port,
   host: z.string().min(1).default('127.0.0.1'),
   trustLoopback: z.boolean().default(false),
-  tokenExpirySeconds: z.coerce.number().int().min(1).max(30 * 86400).default(10800),
+  tokenExpirySeconds: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86400)
+    .default(10800),
   validateResponses: z.boolean().default(false),
   /** GitHub API base for github firmware sources and the update check (a mirror for tests and air-gapped sites). */
   githubApiUrl: z.url({ protocol: /^https?$/ }).optional(),
@@ -59,8 +64,14 @@ const ZAgentArgs = z
     auditLog: z.string().min(1).optional(),
   })
   .strict()
-  .refine((a) => (a.tlsCert === undefined) === (a.tlsKey === undefined), { message: '--tls-cert and --tls-key go together', path: ['tlsCert'] })
-  .refine((a) => !(a.simulate && a.hardware === 'linux'), { message: 'contradicts --hardware linux', path: ['simulate'] })
+  .refine((a) => (a.tlsCert === undefined) === (a.tlsKey === undefined), {
+    message: '--tls-cert and --tls-key go together',
+    path: ['tlsCert'],
+  })
+  .refine((a) => !(a.simulate && a.hardware === 'linux'), {
+    message: 'contradicts --hardware linux',
+    path: ['simulate'],
+  })
   .transform(({ simulate, ...rest }) => ({ ...rest, hardware: simulate ? ('simulated' as const) : rest.hardware }));
 
 const ZRackArgs = z
@@ -69,6 +80,10 @@ const ZRackArgs = z
     stateDir: z.string().min(1),
     password: z.string().min(1).default('turing'),
     boards: z.coerce.number().int().min(1).max(100_000),
+    /** Controller reboot time of every simulated board (default 20 s, as the simulated board). */
+    bootDelayMs: z.coerce.number().int().min(0).max(600_000).optional(),
+    /** Extra time a firmware install takes before the board handles it (models download and flash time). */
+    installDelayMs: z.coerce.number().int().min(0).max(600_000).default(0),
     dialects: z
       .string()
       .default('')
@@ -87,7 +102,10 @@ export type AgentArgs = z.infer<typeof ZAgentArgs>;
 
 /** The agent's arguments once the hardware is decided; every default is filled in. */
 export type ResolvedAgentArgs = Omit<AgentArgs, 'hardware' | 'root' | 'stateDir' | 'password'> &
-  ({ hardware: 'simulated'; stateDir: string; password: string } | { hardware: 'linux'; root: string; stateDir: string });
+  (
+    | { hardware: 'simulated'; stateDir: string; password: string }
+    | { hardware: 'linux'; root: string; stateDir: string }
+  );
 
 /** Device-tree model strings start `Turing Pi 2 (v2.4)`, `Turing Pi 2 (v2.5)`, ... (hardware facts §1.1). */
 const TURING_PI_MODEL = /Turing Pi/;
@@ -114,12 +132,15 @@ export async function resolveAgentArgs(args: AgentArgs): Promise<ResolvedAgentAr
     hardware = 'linux';
   }
   if (hardware === 'simulated') {
-    if (rootFlag !== undefined) throw new UsageError('--root applies to --hardware linux only');
-    if (stateDir === undefined) throw new UsageError('--state-dir: is required with --simulate (the simulated board lives there)');
+    if (rootFlag !== undefined) {throw new UsageError('--root applies to --hardware linux only');}
+    if (stateDir === undefined)
+      {throw new UsageError('--state-dir: is required with --simulate (the simulated board lives there)');}
     return { ...rest, hardware, stateDir, password: password ?? 'turing' };
   }
   if (password !== undefined) {
-    throw new UsageError('--password applies to the simulated board only; on Linux the accounts are those of <root>/etc/shadow');
+    throw new UsageError(
+      '--password applies to the simulated board only; on Linux the accounts are those of <root>/etc/shadow',
+    );
   }
   return { ...rest, hardware, root, stateDir: stateDir ?? join(root, 'var/lib/bmcd') };
 }
@@ -133,12 +154,12 @@ function toObject(argv: readonly string[]): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
+    if (!arg.startsWith('--')) {throw new UsageError(`unexpected argument "${arg}"`);}
     const eq = arg.indexOf('=');
     const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (name in out) throw new UsageError(`--${arg.slice(2, eq < 0 ? undefined : eq)} given twice`);
+    if (name in out) {throw new UsageError(`--${arg.slice(2, eq < 0 ? undefined : eq)} given twice`);}
     if (BOOLEAN_FLAGS.has(name)) {
-      if (eq >= 0) throw new UsageError(`--${arg.slice(2, eq)} takes no value`);
+      if (eq >= 0) {throw new UsageError(`--${arg.slice(2, eq)} takes no value`);}
       out[name] = true;
       continue;
     }
@@ -147,7 +168,7 @@ function toObject(argv: readonly string[]): Record<string, string | boolean> {
       continue;
     }
     const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value`);
+    if (value === undefined || value.startsWith('--')) {throw new UsageError(`${arg} needs a value`);}
     out[name] = value;
     i++;
   }
@@ -162,9 +183,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const flag = (key: PropertyKey) => `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    if (issue.code === 'unrecognized_keys') throw new UsageError(`unknown flag ${issue.keys.map(flag).join(', ')}`);
+    if (issue.code === 'unrecognized_keys') {throw new UsageError(`unknown flag ${issue.keys.map(flag).join(', ')}`);}
     const where = issue.path.length > 0 ? `${flag(issue.path[0]!)}: ` : '';
     throw new UsageError(`${where}${issue.message}`);
   }
-  return isRack ? { command: 'rack', args: parsed.data as RackArgs } : { command: 'agent', args: parsed.data as AgentArgs };
+  return isRack
+    ? { command: 'rack', args: parsed.data as RackArgs }
+    : { command: 'agent', args: parsed.data as AgentArgs };
 }

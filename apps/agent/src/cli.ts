@@ -7,7 +7,15 @@ import { ACCOUNTS_FILE } from './auth/local-accounts.js';
 import { ShadowAccounts } from './auth/shadow-accounts.js';
 import type { BoardBackend } from './backend/backend.js';
 import { createLinuxBackend, createSimulatedBackend } from './backend-factory.js';
-import { type AgentArgs, parseArgs, type RackArgs, resolveAgentArgs, type ResolvedAgentArgs, USAGE, UsageError } from './cli-args.js';
+import {
+  type AgentArgs,
+  parseArgs,
+  type RackArgs,
+  resolveAgentArgs,
+  type ResolvedAgentArgs,
+  USAGE,
+  UsageError,
+} from './cli-args.js';
 import { createMetricsServer } from './metrics/metrics-server.js';
 import { Rack } from './rack/rack.js';
 import { createAgentServer } from './server/server.js';
@@ -26,12 +34,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     parsed = parseArgs(argv);
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!(err instanceof UsageError)) {throw err;}
     process.stderr.write(`board-agent: ${err.message}\n${USAGE}\n`);
     process.exit(2);
   }
-  if (parsed.command === 'rack') await runRack(parsed.args);
-  else await runAgent(parsed.args);
+  if (parsed.command === 'rack') {await runRack(parsed.args);}
+  else {await runAgent(parsed.args);}
 }
 
 async function runAgent(raw: AgentArgs): Promise<void> {
@@ -39,7 +47,7 @@ async function runAgent(raw: AgentArgs): Promise<void> {
   try {
     args = await resolveAgentArgs(raw);
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!(err instanceof UsageError)) {throw err;}
     process.stderr.write(`board-agent: ${err.message}\n`);
     process.exit(2);
   }
@@ -48,7 +56,12 @@ async function runAgent(raw: AgentArgs): Promise<void> {
   const { backend, auth, services } = board;
   const useTls = args.tls || args.tlsCert !== undefined;
   const certificate = useTls
-    ? await loadServerCertificate({ certFile: args.tlsCert, keyFile: args.tlsKey, stateDir: args.stateDir, commonName: 'turingpi' })
+    ? await loadServerCertificate({
+        certFile: args.tlsCert,
+        keyFile: args.tlsKey,
+        stateDir: args.stateDir,
+        commonName: 'turingpi',
+      })
     : undefined;
   const agent = createAgentServer({
     backend,
@@ -153,7 +166,9 @@ async function runRack(args: RackArgs): Promise<void> {
     tokenExpirySeconds: args.tokenExpirySeconds,
     trustLoopback: args.trustLoopback,
     validateResponses: args.validateResponses,
-    createBackend: (_index, stateDir) => createSimulatedBackend(stateDir),
+    createBackend: (_index, stateDir) =>
+      createSimulatedBackend(stateDir, args.bootDelayMs === undefined ? {} : { bootDelayMs: args.bootDelayMs }),
+    installDelayMs: args.installDelayMs,
     services: { githubApiUrl: args.githubApiUrl, updateRepo: args.updateRepo },
   });
   const port = await rack.listen(args.port, args.host);
@@ -169,7 +184,7 @@ async function runRack(args: RackArgs): Promise<void> {
 function onShutdown(stop: () => Promise<unknown>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
+    if (stopping) {process.exit(1);}
     stopping = true;
     stop().then(
       () => process.exit(0),

@@ -1,0 +1,309 @@
+import { Injectable } from '@nestjs/common';
+import type { TCatalog } from '@tpfleet/board-api';
+import { errorReason } from '@tpfleet/board-api/client';
+import type { Actor } from '../auth/roles.js';
+import { BoardClientsService } from '../boards/board-clients.service.js';
+import { BoardsRepository } from '../boards/boards.repository.js';
+import { TimelineService } from '../boards/timeline.service.js';
+import { parseLabelSelector } from '../common/label-selector.js';
+import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import type { Board } from '../generated/prisma/client.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+import type { JobPayload } from '../jobs/job-definition.js';
+import { JobHandler } from '../jobs/job-handler.decorator.js';
+import { PermanentJobError } from '../jobs/job-definition.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import type { TCatalogueQuery, TFleetSources, TInstallRequest, TPushSources } from './firmware.dto.js';
+import { firmwareInstallJob, pushSourcesJob } from './firmware.jobs.js';
+import { DISPATCH_LEASE_MS, MAX_ROLLOUT_BOARDS } from './firmware.settings.js';
+import { InstallsRepository } from './installs.repository.js';
+import { installView } from './rollouts.service.js';
+
+/** Boards asked at once when building the fleet catalogue (each answer comes from the board's own cache). */
+const CATALOGUE_FANOUT = 32;
+const CATALOGUE_TIMEOUT_MS = 15_000;
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const k = next++;
+        out[k] = await fn(items[k]!);
+      }
+    }),
+  );
+  return out;
+}
+
+/**
+ * The fleet's side of firmware that is not a rollout: the catalogue (union of what boards' sources offer, by version),
+ * the fleet-wide sources document and its push to boards, and single-board installs.
+ */
+@Injectable()
+export class FleetFirmwareService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly boards: BoardsRepository,
+    private readonly clients: BoardClientsService,
+    private readonly timeline: TimelineService,
+    private readonly installs: InstallsRepository,
+    private readonly jobs: JobsService,
+  ) {}
+
+  private async selectBoards(selector: string): Promise<Board[]> {
+    const boards = await this.boards.findMatching({ selector: parseLabelSelector(selector) }, MAX_ROLLOUT_BOARDS + 1);
+    if (boards.length > MAX_ROLLOUT_BOARDS) {
+      throw new ProblemException(400, `the selector matches more than ${MAX_ROLLOUT_BOARDS} boards; narrow it`);
+    }
+    return boards;
+  }
+
+  /** Asks every selected board for `/firmware/available` and groups the candidates by version. */
+  async catalogue(query: TCatalogueQuery) {
+    const boards = (await this.selectBoards(query.selector)).filter(
+      (b) => b.state !== 'unreachable' && b.dialect !== null,
+    );
+    const refresh = query.refresh === '1' || query.refresh === 'true';
+    const answers = await mapLimit(boards, CATALOGUE_FANOUT, async (board) => {
+      try {
+        const catalog: TCatalog = await this.clients
+          .client(board)
+          .firmwareAvailable(refresh, { timeoutMs: CATALOGUE_TIMEOUT_MS });
+        return { board, catalog, error: null };
+      } catch (err) {
+        return {
+          board,
+          catalog: null,
+          error: `${errorReason(err)}: ${err instanceof Error ? err.message : String(err)}`,
+        };
+      }
+    });
+    const versions = new Map<
+      string,
+      {
+        version: string;
+        prerelease: boolean;
+        sources: Map<string, { id: string; kind: string; trust: string }>;
+        boards: Array<Record<string, unknown>>;
+      }
+    >();
+    for (const { board, catalog } of answers) {
+      if (!catalog) {
+        continue;
+      }
+      const seen = new Set<string>();
+      for (const source of catalog.sources) {
+        for (const c of source.candidates) {
+          const entry = versions.get(c.version) ?? {
+            version: c.version,
+            prerelease: false,
+            sources: new Map<string, { id: string; kind: string; trust: string }>(),
+            boards: [] as Array<Record<string, unknown>>,
+          };
+          entry.prerelease ||= c.prerelease === true;
+          entry.sources.set(`${source.id}|${source.kind}`, { id: source.id, kind: source.kind, trust: c.trust });
+          if (!seen.has(c.version)) {
+            seen.add(c.version);
+            entry.boards.push({
+              board_id: board.id,
+              name: board.name,
+              current_version: catalog.running,
+              relation: c.relation,
+              source: source.id,
+            });
+          }
+          versions.set(c.version, entry);
+        }
+      }
+    }
+    return {
+      asked: boards.length,
+      answered: answers.filter((a) => a.catalog).length,
+      versions: [...versions.values()]
+        .sort(
+          (a, b) =>
+            b.boards.length - a.boards.length || b.version.localeCompare(a.version, undefined, { numeric: true }),
+        )
+        .map((v) => ({
+          version: v.version,
+          prerelease: v.prerelease,
+          sources: [...v.sources.values()],
+          board_count: v.boards.length,
+          boards: v.boards,
+        })),
+      errors: answers.filter((a) => a.error).map((a) => ({ board_id: a.board.id, name: a.board.name, error: a.error })),
+    };
+  }
+
+  async sourcesDocument() {
+    const row = await this.prisma.firmwareSourcesDocument.findUnique({ where: { id: 1 } });
+    if (!row) {
+      throw new ProblemException(404, 'no fleet sources document yet; PUT one first');
+    }
+    return {
+      ...(row.document as object),
+      revision: row.revision,
+      updated_by: row.updatedBy,
+      updated_at: row.updatedAt.toISOString(),
+    };
+  }
+
+  async setSources(doc: TFleetSources, actor: Actor) {
+    await this.prisma.firmwareSourcesDocument.upsert({
+      where: { id: 1 },
+      create: { id: 1, document: doc, updatedBy: actor.name },
+      update: { document: doc, updatedBy: actor.name, revision: { increment: 1 } },
+    });
+    return this.sourcesDocument();
+  }
+
+  /** One config-push job per selected board (dry run: the list only). */
+  async pushSources(input: TPushSources, actor: Actor) {
+    const row = await this.prisma.firmwareSourcesDocument.findUnique({ where: { id: 1 } });
+    if (!row) {
+      throw new ProblemException(409, 'no fleet sources document to push; PUT /api/v1/firmware/sources first');
+    }
+    const boards = (await this.selectBoards(input.selector)).filter((b) => b.dialect !== 'upstream');
+    if (input.dry_run) {
+      return {
+        id: null,
+        dry_run: true,
+        revision: row.revision,
+        boards: boards.map((b) => ({ board_id: b.id, name: b.name, status: 'will_push' })),
+      };
+    }
+    const push = await this.prisma.firmwareSourcesPush.create({
+      data: {
+        revision: row.revision,
+        document: row.document as object,
+        selector: input.selector,
+        actor: actor.name,
+        results: { create: boards.map((b) => ({ boardId: b.id })) },
+      },
+    });
+    await this.jobs.enqueueMany(
+      pushSourcesJob,
+      boards.map((b) => ({
+        payload: { pushId: push.id, boardId: b.id },
+        options: { jobId: `fw-sources:${push.id}:${b.id}` },
+      })),
+    );
+    return this.push(push.id);
+  }
+
+  async push(id: string) {
+    const push = await this.prisma.firmwareSourcesPush.findUnique({ where: { id }, include: { results: true } });
+    if (!push) {
+      throw new NotFoundProblem('sources push', id);
+    }
+    const summary = push.results.reduce<Record<string, number>>(
+      (acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }),
+      {},
+    );
+    return {
+      id: push.id,
+      dry_run: false,
+      revision: push.revision,
+      created_at: push.createdAt.toISOString(),
+      summary,
+      boards: push.results.map((r) => ({ board_id: r.boardId, status: r.status, error: r.error })),
+    };
+  }
+
+  @JobHandler(pushSourcesJob)
+  async runPush(payload: JobPayload<typeof pushSourcesJob>, ctx: { attempt: number }) {
+    const result = await this.prisma.firmwareSourcesPushResult.findUnique({
+      where: { pushId_boardId: payload },
+      include: { push: true },
+    });
+    if (!result) {
+      throw new PermanentJobError(`no push ${payload.pushId} for board ${payload.boardId}`);
+    }
+    if (result.status !== 'pending') {
+      return { status: result.status };
+    }
+    const board = await this.boards.findById(payload.boardId);
+    const finish = (status: string, error: string | null) =>
+      this.prisma.firmwareSourcesPushResult.update({
+        where: { pushId_boardId: payload },
+        data: { status, error, finishedAt: new Date() },
+      });
+    if (!board || board.decommissionedAt) {
+      await finish('failed', 'the board was decommissioned or deleted');
+      return { status: 'failed' };
+    }
+    try {
+      await this.clients.client(board).setFirmwareSources(result.push.document as TFleetSources);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (ctx.attempt < pushSourcesJob.retry.attempts) {
+        throw err; // retried with backoff
+      }
+      await finish('failed', message);
+      await this.timeline.record(board.id, 'config', `firmware sources revision ${result.push.revision}: push failed`, {
+        push_id: payload.pushId,
+        error: message,
+      });
+      return { status: 'failed' };
+    }
+    await finish('succeeded', null);
+    await this.timeline.record(board.id, 'config', `firmware sources revision ${result.push.revision} pushed`, {
+      push_id: payload.pushId,
+    });
+    return { status: 'succeeded' };
+  }
+
+  /** A single-board install job; 409 while another install of this board is open. */
+  async installOne(boardId: string, input: TInstallRequest, actor: Actor) {
+    const board = await this.boards.findById(boardId);
+    if (!board) {
+      throw new NotFoundProblem('board', boardId);
+    }
+    if (board.decommissionedAt) {
+      throw new ProblemException(409, `board ${board.name} is decommissioned`, { board_id: boardId });
+    }
+    if (board.dialect === 'upstream') {
+      throw new ProblemException(
+        409,
+        `board ${board.name} runs the upstream daemon, which has no firmware install operation`,
+        { board_id: boardId },
+      );
+    }
+    const open = await this.installs.findOpenForBoard(boardId);
+    if (open) {
+      throw new ProblemException(409, `board ${board.name} already has an install in progress`, {
+        board_id: boardId,
+        install_id: open.id,
+        rollout_id: open.rolloutId,
+      });
+    }
+    const row = await this.installs.create({
+      boardId,
+      boardName: board.name,
+      rack: board.rack,
+      version: input.version,
+      source: input.source,
+      force: input.force,
+      allowDowngrade: input.allow_downgrade,
+      activate: input.activate,
+      status: 'queued',
+      dispatches: 1,
+      attempts: 1,
+      leaseUntil: new Date(Date.now() + DISPATCH_LEASE_MS),
+      fromVersion: board.firmwareVersion,
+      actor: actor.name,
+    });
+    await this.jobs.enqueue(firmwareInstallJob, { installId: row.id }, { jobId: `fw-install:${row.id}:1` });
+    return installView(row);
+  }
+
+  async install(id: string) {
+    const row = await this.installs.find(id);
+    if (!row) {
+      throw new NotFoundProblem('firmware install', id);
+    }
+    return { ...installView(row), rollout_id: row.rolloutId, activate: row.activate, slots: row.slots };
+  }
+}

@@ -1,0 +1,406 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Injectable, Logger } from '@nestjs/common';
+import type { TFirmwareSlots } from '@tpfleet/board-api';
+import { BoardClientError, BoardHttpError, type BoardClient } from '@tpfleet/board-api/client';
+import { BoardClientsService } from '../boards/board-clients.service.js';
+import { BoardsRepository } from '../boards/boards.repository.js';
+import { BoardsService } from '../boards/boards.service.js';
+import { TimelineService } from '../boards/timeline.service.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import type { JobContext, JobPayload } from '../jobs/job-definition.js';
+import { JobHandler } from '../jobs/job-handler.decorator.js';
+import { AlertsPort } from './alerts-port.js';
+import { ZPolicySchema } from './firmware.dto.js';
+import { firmwareInstallJob } from './firmware.jobs.js';
+import {
+  HEARTBEAT_MS,
+  INSTALL_RETRY_DELAY_MS,
+  LEASE_MS,
+  REBOOT_RESEND_MS,
+  SINGLE_INSTALL_POLICY,
+  SLOTS_POLL_MS,
+  SLOTS_TIMEOUT_MS,
+} from './firmware.settings.js';
+import { InstallsRepository, type InstallRow } from './installs.repository.js';
+import { type MaintenanceWindow, nextOpening, openWindow } from './maintenance-window.js';
+import { RolloutDriver } from './rollout.driver.js';
+import { RolloutsRepository } from './rollouts.repository.js';
+import { judgeAfterReboot, positionOf } from './slots-verdict.js';
+import type { InstallStatus } from './wave-plan.js';
+
+/** The runner lost its lease (another runner owns the board now): it stops touching the board at once. */
+class LeaseLost extends Error {}
+
+interface RunPolicy {
+  installTimeoutMs: number;
+  boardTimeoutMs: number;
+  rebootTimeoutMs: number;
+  retries: number;
+  window: MaintenanceWindow | null;
+}
+
+interface Run {
+  row: InstallRow;
+  owner: string;
+  policy: RunPolicy;
+  client: BoardClient;
+  ctx: JobContext;
+  deadline: number;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * The single-board install job: stage (POST /firmware/install), then optionally activate (POST /reboot, wait for
+ * the board, read /firmware/slots) and judge by the promotion gate. Every run starts from what the board's slots
+ * say, never from what the last run believed: a version already staged or running is not installed again, and a
+ * run after a crash that finds `installSentAt` set waits for that install instead of sending another.
+ */
+@Injectable()
+export class InstallRunner {
+  private readonly logger = new Logger(InstallRunner.name);
+
+  constructor(
+    private readonly installs: InstallsRepository,
+    private readonly rollouts: RolloutsRepository,
+    private readonly boards: BoardsRepository,
+    private readonly boardsService: BoardsService,
+    private readonly clients: BoardClientsService,
+    private readonly timeline: TimelineService,
+    private readonly alerts: AlertsPort,
+    private readonly driver: RolloutDriver,
+  ) {}
+
+  @JobHandler(firmwareInstallJob)
+  async runJob(payload: JobPayload<typeof firmwareInstallJob>, ctx: JobContext): Promise<{ status: string }> {
+    const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
+    const row = await this.installs.claim(payload.installId, owner, LEASE_MS);
+    if (!row) {
+      return { status: 'not-claimed' }; // final, not active, or another runner holds it
+    }
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      this.installs.renew(row.id, owner, LEASE_MS).then(
+        (ok) => (lost ||= !ok),
+        () => undefined, // a missed beat is fine; the lease is 5 beats long
+      );
+    }, HEARTBEAT_MS);
+    try {
+      return { status: await this.drive(row, owner, ctx, () => lost) };
+    } catch (err) {
+      if (err instanceof LeaseLost) {
+        return { status: 'lease-lost' };
+      }
+      // Unexpected (database down): the lease lapses and the clock re-dispatches the board.
+      this.logger.error(`install ${row.id} on board ${row.boardName}: ${errorText(err)}`);
+      throw err;
+    } finally {
+      clearInterval(heartbeat);
+      if (row.rolloutId) {
+        await this.driver
+          .advance(row.rolloutId)
+          .catch((err: unknown) => this.logger.warn(`advance: ${errorText(err)}`));
+      }
+    }
+  }
+
+  private async drive(row: InstallRow, owner: string, ctx: JobContext, lost: () => boolean): Promise<string> {
+    const fresh = row.installSentAt === null && row.rebootSentAt === null;
+    let policy: RunPolicy = {
+      installTimeoutMs: SINGLE_INSTALL_POLICY.install_timeout_seconds * 1000,
+      boardTimeoutMs: SINGLE_INSTALL_POLICY.board_timeout_seconds * 1000,
+      rebootTimeoutMs: SINGLE_INSTALL_POLICY.reboot_timeout_seconds * 1000,
+      retries: SINGLE_INSTALL_POLICY.retries,
+      window: null,
+    };
+    if (row.rolloutId) {
+      const rollout = await this.rollouts.find(row.rolloutId);
+      if (!rollout) {
+        return this.end(row, owner, 'cancelled', 'the rollout was deleted');
+      }
+      if (fresh && rollout.status === 'cancelled') {
+        return this.end(row, owner, 'cancelled', 'the rollout was cancelled before this board started');
+      }
+      if (fresh && rollout.status !== 'running') {
+        // Paused between dispatch and start: back in line, nothing was sent.
+        await this.installs.release(row.id, owner, 'pending', { attempts: { decrement: 1 } });
+        return 'pending';
+      }
+      const p = ZPolicySchema.parse(rollout.policy);
+      policy = {
+        installTimeoutMs: p.install_timeout_seconds * 1000,
+        boardTimeoutMs: p.board_timeout_seconds * 1000,
+        rebootTimeoutMs: p.reboot_timeout_seconds * 1000,
+        retries: p.retries,
+        window: p.window
+          ? { cron: p.window.cron, durationMinutes: p.window.duration_minutes, timezone: p.window.timezone }
+          : null,
+      };
+    }
+    const board = await this.boards.findById(row.boardId);
+    if (!board || board.decommissionedAt) {
+      return this.end(row, owner, 'failed', 'the board was decommissioned or deleted');
+    }
+    if (fresh) {
+      // Not started on a board that cannot be trusted to come back, or is already in trouble.
+      if (board.state === 'unreachable' || board.state === 'credentials_invalid' || board.state === 'banned') {
+        return this.end(row, owner, 'blocked', `not started: the board is ${board.state}`);
+      }
+      const firing = (await this.alerts.firing([board.id], 'critical')).get(board.id) ?? [];
+      if (firing.length) {
+        return this.end(
+          row,
+          owner,
+          'blocked',
+          `not started: critical alert firing (${firing.map((a) => a.rule).join(', ')})`,
+        );
+      }
+    }
+    const run: Run = {
+      row,
+      owner,
+      policy,
+      ctx,
+      client: this.clients.client(board),
+      deadline: (row.startedAt ?? new Date()).getTime() + policy.boardTimeoutMs,
+    };
+    const step = async (data: Prisma.FirmwareInstallUpdateManyMutationInput) => {
+      if (lost() || !(await this.installs.step(row.id, owner, data))) {
+        throw new LeaseLost();
+      }
+    };
+
+    await this.progress(run, 'checking');
+    let slots = await this.readSlotsUntil(run, run.deadline);
+    if (!slots) {
+      return this.end(row, owner, 'failed', 'the board did not answer GET /firmware/slots before the board timeout');
+    }
+    if (row.rebootSentAt === null) {
+      let position = positionOf(slots, row.version);
+      if (position === 'running' && row.installSentAt === null) {
+        return this.end(row, owner, 'skipped', `already running ${slots.running?.version ?? row.version}`, {
+          slots: slots as object,
+        });
+      }
+      if (position === 'absent' && row.installSentAt !== null) {
+        // A previous run sent the install and died: that install may still be downloading. Wait for it (bounded
+        // by the install timeout) rather than send a second one.
+        const until = Math.min(row.installSentAt.getTime() + policy.installTimeoutMs, run.deadline);
+        await this.progress(run, 'staging');
+        const seen = await this.waitForStaging(run, until);
+        if (seen) {
+          slots = seen;
+          position = positionOf(slots, row.version);
+        }
+      }
+      if (position === 'absent') {
+        const staged = await this.install(run, step, slots);
+        if (typeof staged === 'string') {
+          return staged;
+        }
+        slots = staged;
+        position = positionOf(slots, row.version);
+      }
+      if (position === 'staged') {
+        await step({ status: 'staged', fromVersion: row.fromVersion ?? slots.running?.version ?? null });
+        if (!row.activate) {
+          return this.end(row, owner, 'succeeded', `staged ${row.version} for the next boot (not activated)`, {
+            slots: slots as object,
+          });
+        }
+        if (policy.window && !openWindow(policy.window, new Date()).open) {
+          const opens = nextOpening(policy.window, new Date());
+          await this.installs.release(row.id, owner, 'awaiting_window', {
+            notBefore: opens,
+            reason: `staged; reboot waits for the window (${opens?.toISOString() ?? 'never'})`,
+          });
+          await this.timeline.record(
+            row.boardId,
+            'job',
+            `firmware ${row.version}: staged, waiting for the maintenance window`,
+            { install_id: row.id },
+          );
+          return 'awaiting_window';
+        }
+        await this.progress(run, 'rebooting');
+        const baseline = slots.promotion_history?.rolled_back ?? 0;
+        await step({ status: 'rebooting', rebootSentAt: new Date(), baselineRolledBack: baseline });
+        run.row = { ...row, rebootSentAt: new Date(), baselineRolledBack: baseline };
+        const refused = await this.sendReboot(run);
+        if (refused) {
+          return this.end(row, owner, 'failed', refused);
+        }
+      } else if (position === 'running') {
+        // Installed by us, and the board already runs it (rebooted by someone else): judge it like our own reboot.
+        run.row = { ...row, rebootSentAt: new Date(), baselineRolledBack: row.baselineRolledBack ?? null };
+      }
+    }
+    await step({ status: 'verifying' });
+    return this.verify(run, lost);
+  }
+
+  /** POST /firmware/install, with retries when the board could not be reached. Returns the slots once staged. */
+  private async install(
+    run: Run,
+    step: (data: Prisma.FirmwareInstallUpdateManyMutationInput) => Promise<void>,
+    before: TFirmwareSlots,
+  ): Promise<TFirmwareSlots | string> {
+    const { row } = run;
+    for (let attempt = 0; ; attempt++) {
+      await this.progress(run, 'staging');
+      await step({
+        status: 'staging',
+        installSentAt: new Date(),
+        fromVersion: row.fromVersion ?? before.running?.version ?? null,
+      });
+      const timeoutMs = Math.max(1000, Math.min(run.policy.installTimeoutMs, run.deadline - Date.now()));
+      let failure: string;
+      try {
+        await run.client.installFirmware(
+          { source: row.source, version: row.version, force: row.force, allowDowngrade: row.allowDowngrade },
+          { timeoutMs },
+        );
+        const slots = await this.readSlotsUntil(run, run.deadline);
+        if (slots && positionOf(slots, row.version) !== 'absent') {
+          return slots;
+        }
+        failure = `the board accepted the install but /firmware/slots does not show ${row.version} staged`;
+      } catch (err) {
+        failure = errorText(err);
+        // Whatever the error, the board may have staged it (an answer lost on the way back): look before retrying.
+        const slots = await this.readSlotsUntil(run, Math.min(run.deadline, Date.now() + 10_000));
+        if (slots && positionOf(slots, row.version) !== 'absent') {
+          return slots;
+        }
+        if (err instanceof BoardHttpError && err.status < 500) {
+          // The board (or its updater) refused: retrying the same request cannot help.
+          return this.end(row, run.owner, 'failed', `install refused: ${err.detail || err.message}`);
+        }
+        if (!(err instanceof BoardClientError)) {
+          throw err;
+        }
+      }
+      if (attempt >= run.policy.retries || Date.now() + INSTALL_RETRY_DELAY_MS >= run.deadline) {
+        return this.end(row, run.owner, 'failed', `install failed: ${failure}`);
+      }
+      await sleep(INSTALL_RETRY_DELAY_MS * (attempt + 1));
+    }
+  }
+
+  /** POST /reboot; a dropped connection is fine (the board may go down before answering). Returns a refusal. */
+  private async sendReboot(run: Run): Promise<string | null> {
+    try {
+      await run.client.reboot();
+    } catch (err) {
+      if (err instanceof BoardHttpError && err.status < 500) {
+        return `reboot refused: ${err.detail || err.message}`;
+      }
+    }
+    return null;
+  }
+
+  /** After the reboot: the board back, the gate decided. Success only when promoted to the target. */
+  private async verify(run: Run, lost: () => boolean): Promise<string> {
+    const { row } = run;
+    await this.progress(run, 'verifying');
+    const sentAt = (run.row.rebootSentAt ?? new Date()).getTime();
+    const until = Math.min(sentAt + run.policy.rebootTimeoutMs, run.deadline);
+    let lastSent = sentAt;
+    let lastError = 'no answer yet';
+    while (Date.now() < until) {
+      if (lost()) {
+        throw new LeaseLost();
+      }
+      await sleep(SLOTS_POLL_MS);
+      let slots: TFirmwareSlots;
+      try {
+        slots = await run.client.firmwareSlots();
+      } catch (err) {
+        lastError = errorText(err);
+        continue;
+      }
+      const verdict = judgeAfterReboot(slots, row.version, run.row.baselineRolledBack);
+      switch (verdict.kind) {
+        case 'promoted':
+          return this.end(row, run.owner, 'succeeded', `running ${row.version}, promoted by the gate`, {
+            slots: slots as object,
+          });
+        case 'rolled_back':
+          return this.end(row, run.owner, 'rolled_back', verdict.detail, { slots: slots as object });
+        case 'not_taken':
+          return this.end(row, run.owner, 'failed', verdict.detail, { slots: slots as object });
+        case 'still_staged':
+          if (Date.now() - lastSent > REBOOT_RESEND_MS) {
+            lastSent = Date.now();
+            await this.sendReboot(run);
+          }
+          lastError = 'the image is still staged (the board has not rebooted)';
+          break;
+        case 'deciding':
+          lastError = `the promotion gate is still deciding (${slots.last_promotion?.message ?? 'no log yet'})`;
+          break;
+      }
+    }
+    return this.end(
+      row,
+      run.owner,
+      'stuck',
+      `not back and promoted within ${Math.round((until - sentAt) / 1000)} s of the reboot: ${lastError}`,
+    );
+  }
+
+  private async readSlotsUntil(run: Run, until: number): Promise<TFirmwareSlots | null> {
+    for (;;) {
+      try {
+        return await run.client.call('getFirmwareSlots', {}, { timeoutMs: SLOTS_TIMEOUT_MS });
+      } catch (err) {
+        if (!(err instanceof BoardClientError) || Date.now() + SLOTS_POLL_MS >= until) {
+          if (err instanceof BoardClientError) {
+            return null;
+          }
+          throw err;
+        }
+      }
+      await sleep(Math.max(SLOTS_POLL_MS, 500));
+    }
+  }
+
+  private async waitForStaging(run: Run, until: number): Promise<TFirmwareSlots | null> {
+    while (Date.now() < until) {
+      const slots = await this.readSlotsUntil(run, until);
+      if (slots && positionOf(slots, run.row.version) !== 'absent') {
+        return slots;
+      }
+      await sleep(500);
+    }
+    return null;
+  }
+
+  private async progress(run: Run, phase: string): Promise<void> {
+    await run.ctx.updateProgress({ install_id: run.row.id, board_id: run.row.boardId, phase }).catch(() => undefined);
+  }
+
+  /** A final transition, its timeline entry, and an early poll so the board's facts show the new version. */
+  private async end(
+    row: InstallRow,
+    owner: string,
+    status: InstallStatus,
+    reason: string,
+    extra: Prisma.FirmwareInstallUpdateManyMutationInput = {},
+  ): Promise<string> {
+    if (!(await this.installs.finish(row.id, owner, status, reason, extra))) {
+      throw new LeaseLost();
+    }
+    await this.timeline.record(row.boardId, 'job', `firmware ${row.version}: ${status.replace('_', ' ')} (${reason})`, {
+      install_id: row.id,
+      rollout_id: row.rolloutId,
+      status,
+    });
+    if (status !== 'blocked' && status !== 'cancelled') {
+      await this.boardsService.requestRefresh(row.boardId).catch(() => undefined);
+    }
+    return status;
+  }
+}

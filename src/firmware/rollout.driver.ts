@@ -1,0 +1,294 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { BoardsRepository } from '../boards/boards.repository.js';
+import { ConfigService } from '../config/config.service.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import { runsWorkers } from '../queue/queue.options.js';
+import { AlertsPort } from './alerts-port.js';
+import { type TPolicy, ZPolicySchema, ZSelectorSchema } from './firmware.dto.js';
+import { firmwareInstallJob } from './firmware.jobs.js';
+import { DISPATCH_LEASE_MS, DRIVER_TICK_MS } from './firmware.settings.js';
+import { InstallsRepository } from './installs.repository.js';
+import { openWindow } from './maintenance-window.js';
+import { RolloutPlanner } from './rollout.planner.js';
+import { RolloutsRepository, type RolloutRow, type Tx, type WaveStat } from './rollouts.repository.js';
+import { errorThresholdCrossed, pickWithinCaps, successPercent } from './wave-plan.js';
+
+type Dispatch = Array<{ id: string; dispatches: number }>;
+
+/** Alerts that make a soaking board count as failed: thermal ones (by rule name or a sensor). */
+const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sensor) || /therm|temp/i.test(a.rule);
+
+/**
+ * Moves rollouts forward. `advance(id)` runs under the rollout's row lock (one dispatcher per rollout across
+ * processes): it judges the current wave (error threshold, completion, soak, success threshold), moves to the next
+ * wave or pauses, and dispatches the boards that fit the caps: the DB marks them queued first, the jobs (ids only)
+ * are enqueued after the commit; a job lost in between is re-dispatched when its lease lapses. Called when a board
+ * finishes, on every action, and by a one-second clock in the worker role (scheduled starts, soaks, windows,
+ * lapsed leases).
+ */
+@Injectable()
+export class RolloutDriver implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(RolloutDriver.name);
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  /** Tests and the bench stop the clock. */
+  paused = false;
+
+  constructor(
+    private readonly rollouts: RolloutsRepository,
+    private readonly installs: InstallsRepository,
+    private readonly planner: RolloutPlanner,
+    private readonly boards: BoardsRepository,
+    private readonly alerts: AlertsPort,
+    private readonly jobs: JobsService,
+    private readonly config: ConfigService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!runsWorkers(this.config.role)) {
+      return;
+    }
+    this.timer = setInterval(() => void this.tick(), DRIVER_TICK_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  async tick(): Promise<void> {
+    if (this.ticking || this.paused) {
+      return;
+    }
+    this.ticking = true;
+    try {
+      await this.enqueue(await this.installs.redispatchLapsed(DISPATCH_LEASE_MS));
+      const { running, toStart } = await this.rollouts.dueRollouts();
+      for (const id of toStart) {
+        await this.start(id).catch((err: unknown) => this.logger.warn(`start ${id}: ${String(err)}`));
+      }
+      for (const id of running) {
+        await this.soakCheck(id);
+        await this.advance(id);
+      }
+    } catch (err) {
+      this.logger.warn(`rollout clock: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** scheduled → running: the selector is resolved to the frozen board list now. */
+  async start(id: string): Promise<boolean> {
+    const started = await this.rollouts.withLock(id, async (tx, rollout) => {
+      if (rollout.status !== 'scheduled') {
+        return false;
+      }
+      const policy = ZPolicySchema.parse(rollout.policy);
+      const plan = await this.planner.resolve(ZSelectorSchema.parse(rollout.selector), rollout.version, policy);
+      await this.rollouts.addInstalls(
+        tx,
+        rollout.id,
+        plan.boards.map((b) => ({
+          boardId: b.board_id,
+          boardName: b.name,
+          rack: b.rack,
+          wave: b.wave,
+          position: b.position,
+          version: rollout.version,
+          source: rollout.source,
+          allowDowngrade: policy.allow_downgrade,
+          activate: policy.activation === 'reboot',
+          status: b.status === 'will_install' ? 'pending' : b.status,
+          reason: b.reason,
+          fromVersion: b.current_version,
+          actor: rollout.actor,
+          finishedAt: b.status === 'will_install' ? null : new Date(),
+        })),
+      );
+      await this.rollouts.update(tx, id, {
+        status: 'running',
+        statusReason: null,
+        startedAt: new Date(),
+        currentWave: 0,
+        wavePhase: 'installing',
+      });
+      return true;
+    });
+    if (started) {
+      await this.advance(id);
+    }
+    return Boolean(started);
+  }
+
+  async advance(id: string): Promise<void> {
+    const dispatch = await this.rollouts.withLock(id, (tx, rollout) => this.step(tx, rollout));
+    await this.enqueue(dispatch ?? []);
+  }
+
+  private async enqueue(dispatch: Dispatch): Promise<void> {
+    if (!dispatch.length) {
+      return;
+    }
+    await this.jobs.enqueueMany(
+      firmwareInstallJob,
+      dispatch.map((d) => ({ payload: { installId: d.id }, options: { jobId: `fw-install:${d.id}:${d.dispatches}` } })),
+    );
+  }
+
+  private async step(tx: Tx, rollout: RolloutRow): Promise<Dispatch> {
+    if (rollout.status !== 'running') {
+      return [];
+    }
+    const policy = ZPolicySchema.parse(rollout.policy);
+    const stats = await this.rollouts.waveStats(tx, rollout.id);
+    const waves = stats.size ? Math.max(...stats.keys()) + 1 : 0;
+    let wave = rollout.currentWave;
+    let phase = rollout.wavePhase;
+    const update = (data: Parameters<RolloutsRepository['update']>[2]) => this.rollouts.update(tx, rollout.id, data);
+    const empty: WaveStat = { wave, total: 0, succeeded: 0, failed: 0, finished: 0, open: 0, byStatus: {} };
+
+    for (;;) {
+      const s = stats.get(wave) ?? { ...empty, wave };
+      if (phase === 'installing' || phase === 'soaking') {
+        if (!rollout.errorsAcked.includes(wave) && errorThresholdCrossed(s, policy.error_threshold)) {
+          await update({
+            status: 'paused',
+            wavePhase: phase,
+            currentWave: wave,
+            statusReason: `error threshold crossed in wave ${wave + 1}: ${s.failed} of ${s.finished} finished boards failed`,
+          });
+          return [];
+        }
+      }
+      if (phase === 'installing') {
+        if (s.open > 0) {
+          if (wave !== rollout.currentWave || phase !== rollout.wavePhase) {
+            await update({ currentWave: wave, wavePhase: phase });
+          }
+          return this.dispatch(tx, rollout, policy, wave);
+        }
+        if (policy.soak_seconds > 0 && s.total > 0) {
+          await update({
+            currentWave: wave,
+            wavePhase: 'soaking',
+            soakUntil: new Date(Date.now() + policy.soak_seconds * 1000),
+          });
+          return [];
+        }
+      } else if (phase === 'soaking') {
+        if (rollout.soakUntil && rollout.soakUntil.getTime() > Date.now()) {
+          return [];
+        }
+      } else {
+        return []; // awaiting approval: only the approve action moves on
+      }
+      // The wave is over (and soaked).
+      const pct = successPercent(s);
+      const last = wave >= waves - 1;
+      if (last) {
+        const open = [...stats.values()].some((w) => w.open > 0);
+        if (open) {
+          // Retried boards of earlier waves are still going.
+          await update({ currentWave: wave, wavePhase: 'installing' });
+          return this.dispatch(tx, rollout, policy, wave);
+        }
+        const ok = pct >= policy.success_threshold_percent;
+        const failed = [...stats.values()].reduce((n, w) => n + w.failed, 0);
+        await update({
+          status: ok ? 'completed' : 'failed',
+          currentWave: wave,
+          wavePhase: 'installing',
+          finishedAt: new Date(),
+          statusReason: ok
+            ? failed
+              ? `completed; ${failed} board(s) failed (see boards)`
+              : null
+            : `last wave reached ${pct.toFixed(1)}% success, below ${policy.success_threshold_percent}%`,
+        });
+        return [];
+      }
+      if (pct >= policy.success_threshold_percent && policy.after_wave === 'continue') {
+        wave += 1;
+        phase = 'installing';
+        continue;
+      }
+      await update({
+        status: 'paused',
+        currentWave: wave,
+        wavePhase: 'awaiting_approval',
+        statusReason:
+          pct >= policy.success_threshold_percent
+            ? `wave ${wave + 1} done (${pct.toFixed(1)}% succeeded); waiting for approval of wave ${wave + 2}`
+            : `wave ${wave + 1} reached ${pct.toFixed(1)}% success, below ${policy.success_threshold_percent}%; waiting for approval`,
+      });
+      return [];
+    }
+  }
+
+  private async dispatch(tx: Tx, rollout: RolloutRow, policy: TPolicy, wave: number): Promise<Dispatch> {
+    const active = await this.rollouts.activeCounts(tx, rollout.id);
+    const room = Math.min(policy.concurrency - active.rollout, policy.fleet_cap - active.fleet);
+    if (room <= 0) {
+      return [];
+    }
+    const windowOpen = policy.window
+      ? openWindow(
+          {
+            cron: policy.window.cron,
+            durationMinutes: policy.window.duration_minutes,
+            timezone: policy.window.timezone,
+          },
+          new Date(),
+        ).open
+      : true;
+    // Fetch more than the room: boards of a rack at its limit are passed over.
+    const candidates = await this.rollouts.dispatchable(
+      tx,
+      rollout.id,
+      wave,
+      windowOpen,
+      room + (policy.max_per_rack ? 1000 : 0),
+    );
+    const picked = pickWithinCaps(candidates, {
+      rollout: policy.concurrency - active.rollout,
+      fleet: policy.fleet_cap - active.fleet,
+      maxPerRack: policy.max_per_rack,
+      activePerRack: active.perRack,
+    });
+    return this.rollouts.markQueued(
+      tx,
+      picked.map((c) => c.id),
+      DISPATCH_LEASE_MS,
+    );
+  }
+
+  /** During a soak: a firing thermal alert or an unreachable board in the wave counts as that board failing. */
+  private async soakCheck(id: string): Promise<void> {
+    const rollout = await this.rollouts.find(id);
+    if (!rollout || rollout.status !== 'running' || rollout.wavePhase !== 'soaking') {
+      return;
+    }
+    const soaked = await this.rollouts.soakedBoards(id, rollout.currentWave);
+    if (!soaked.length) {
+      return;
+    }
+    const ids = soaked.map((s) => s.boardId);
+    const [alerts, boards] = await Promise.all([
+      this.alerts.firing(ids, 'critical'),
+      this.boards.findMatching({ ids }, ids.length),
+    ]);
+    const state = new Map(boards.map((b) => [b.id, b.state]));
+    for (const s of soaked) {
+      const thermal = (alerts.get(s.boardId) ?? []).filter(isThermal);
+      if (thermal.length) {
+        await this.rollouts.markSoakFailed(
+          s.id,
+          `during the soak: thermal alert firing (${thermal.map((a) => a.rule).join(', ')})`,
+        );
+      } else if (state.get(s.boardId) === 'unreachable') {
+        await this.rollouts.markSoakFailed(s.id, 'during the soak: the board became unreachable');
+      }
+    }
+  }
+}
