@@ -82,7 +82,9 @@ export const envSchema = z.object({
   POLL_UNREACHABLE_AFTER: int(3, 1, 1000).describe(
     'Consecutive failed polls after which a board counts as unreachable.',
   ),
-  POLL_CONCURRENCY: int(8, 1, 1000).describe('Boards polled at the same time by one worker process.'),
+  POLL_CONCURRENCY: int(64, 1, 1000).describe(
+    'Boards polled at the same time by one worker process (also the width of the connection pool to each board origin).',
+  ),
   POLL_TIMEOUT_MS: int(5000, 100, 600000).describe('Timeout of one request to a board.'),
   LOG_LEVEL: z
     .enum(['error', 'warn', 'log', 'debug', 'verbose'], { error: 'expected error, warn, log, debug or verbose' })

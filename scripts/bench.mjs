@@ -1,0 +1,32 @@
+// `npm run bench -- <agent|poll|rollout> [options]`: runs one benchmark; results go to docs/benchmarks.md by hand,
+// with the command that produced them. Figures are ratios against a baseline measured in the same run.
+//   agent    bench/agent.mjs: the agent vs a bare node:http server (RSS, cold start, req/s, p99), and a 10,000-board rack
+//   poll     bench/poll.bench.ts: the fleet manager polling a rack vs a bare undici loop (BENCH_BOARDS, BENCH_SECONDS)
+//   rollout  bench/rollout.bench.ts: a rollout's wall time vs its ideal schedule (BENCH_BOARDS)
+// poll and rollout need PostgreSQL and Redis; they run through scripts/test.mjs, which finds or starts them.
+import { spawnSync } from 'node:child_process';
+import { installAndBuild, log, root } from './lib.mjs';
+
+const [which, ...rest] = process.argv.slice(2);
+const jestBench = (file) => [
+  'scripts/test.mjs',
+  '--roots',
+  '<rootDir>/bench',
+  '--testMatch',
+  `**/${file}`,
+  '--forceExit',
+  ...rest,
+];
+const commands = {
+  agent: ['bench/agent.mjs', ...rest],
+  poll: jestBench('poll.bench.ts'),
+  rollout: jestBench('rollout.bench.ts'),
+};
+if (!commands[which]) {
+  console.error(`usage: npm run bench -- <${Object.keys(commands).join('|')}> [options]`);
+  process.exit(2);
+}
+installAndBuild();
+log(`bench ${which}: node ${commands[which].join(' ')}`);
+const result = spawnSync(process.execPath, commands[which], { cwd: root, stdio: 'inherit' });
+process.exit(result.status ?? 1);
