@@ -14,6 +14,16 @@ import { QueueModule } from './queue/queue.module.js';
  * database is up: providers and decorator options read the loaded configuration when this module is evaluated.
  */
 @Module({
-  imports: [ConfigModule, PrismaModule, QueueModule, AuthModule, JobsModule, HealthModule, EventsModule, FleetModule, AlertsModule],
+  imports: [
+    ConfigModule,
+    PrismaModule,
+    QueueModule,
+    AuthModule,
+    JobsModule,
+    HealthModule,
+    EventsModule,
+    FleetModule,
+    AlertsModule,
+  ],
 })
 export class AppModule {}

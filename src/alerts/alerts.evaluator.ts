@@ -1,0 +1,238 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { matchesLabels, parseLabelSelector, type Labels } from '../common/label-selector.js';
+import { EventsBus } from '../events/events.bus.js';
+import type { Alert, AlertRule } from '../generated/prisma/client.js';
+import type { JobPayload } from '../jobs/job-definition.js';
+import { JobHandler } from '../jobs/job-handler.decorator.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import { alertLabels, openKey } from './alert-labels.js';
+import { evaluateAlertsJob, remediateAlertJob } from './alerts.jobs.js';
+import { AlertsRepository, type EvaluatedBoard } from './alerts.repository.js';
+import { AlertsService } from './alerts.service.js';
+import { observe, type Observation } from './conditions.js';
+import { step } from './lifecycle.js';
+import { RulesRepository } from './rules.repository.js';
+
+const BOARD_PAGE = 1000;
+
+/**
+ * Evaluates every enabled rule against the stored readings (one bulk read per 1000 boards, no board calls).
+ * Safe to run concurrently: every transition is a conditional write (see AlertsRepository), and only the writer
+ * that changed the row reports the transition, so an alert is created and notified once however many evaluations
+ * overlap. The scheduler normally runs one per tick slot anyway (deterministic job id).
+ */
+@Injectable()
+export class AlertsEvaluator {
+  private readonly logger = new Logger(AlertsEvaluator.name);
+
+  constructor(
+    private readonly rules: RulesRepository,
+    private readonly repository: AlertsRepository,
+    private readonly alerts: AlertsService,
+    private readonly events: EventsBus,
+    private readonly jobs: JobsService,
+  ) {}
+
+  @JobHandler(evaluateAlertsJob)
+  async run(payload: JobPayload<typeof evaluateAlertsJob>): Promise<unknown> {
+    const now = new Date();
+    await this.publishStateChanges(
+      new Date(payload.slot * payload.intervalMs - payload.intervalMs),
+      new Date(payload.slot * payload.intervalMs),
+    );
+    return this.evaluate(now);
+  }
+
+  /** One pass over every board and rule. Returns counts of what changed. */
+  async evaluate(now = new Date()): Promise<{ opened: number; fired: number; resolved: number; dropped: number }> {
+    const counts = { opened: 0, fired: 0, resolved: 0, dropped: 0 };
+    const rules = (await this.rules.enabled()).filter((r) => r.kind !== 'external');
+    const selectors = new Map(rules.map((r) => [r.id, parseSelectorSafe(r)]));
+    const open = new Map<string, Alert>();
+    /** Open keys per (rule, board) pair, for pairs that have no data this pass. */
+    const openByPair = new Map<string, string[]>();
+    for (const alert of await this.repository.openForRules(rules.map((r) => r.id))) {
+      open.set(alert.openKey!, alert);
+      const pair = openKey(alert.ruleId!, alert.boardId, '');
+      openByPair.set(pair, [...(openByPair.get(pair) ?? []), alert.openKey!]);
+    }
+    // Rules deleted or disabled: their open alerts resolve.
+    for (const orphan of await this.repository.openOfOtherRules(rules.map((r) => r.id))) {
+      await this.close(orphan, now, counts);
+    }
+    /** Keys that were evaluated with data, or whose (rule, board) pair still applies but has no data. */
+    const kept = new Set<string>();
+    let after = '';
+    for (;;) {
+      const boards = await this.repository.boardsPage(after, BOARD_PAGE);
+      if (boards.length === 0) {
+        break;
+      }
+      after = boards.at(-1)!.id;
+      for (const board of boards) {
+        const labels = (board.labels ?? {}) as Labels;
+        for (const rule of rules) {
+          const selector = selectors.get(rule.id);
+          if (selector === null || (selector && !matchesLabels(labels, selector))) {
+            continue;
+          }
+          const observations = observe(rule, board, now);
+          if (observations.length === 0) {
+            // No data: open alerts of this pair keep their state until data returns.
+            for (const key of openByPair.get(openKey(rule.id, board.id, '')) ?? []) {
+              kept.add(key);
+            }
+            continue;
+          }
+          for (const obs of observations) {
+            const key = openKey(rule.id, board.id, obs.sensor);
+            kept.add(key);
+            await this.apply(rule, board, obs, open.get(key) ?? null, key, now, counts);
+          }
+        }
+      }
+    }
+    // Open alerts not kept: the board left, the sensor vanished or the selector no longer matches.
+    for (const [key, alert] of open) {
+      if (!kept.has(key)) {
+        await this.close(alert, now, counts);
+      }
+    }
+    return counts;
+  }
+
+  private async apply(
+    rule: AlertRule,
+    board: EvaluatedBoard,
+    obs: Observation,
+    current: Alert | null,
+    key: string,
+    now: Date,
+    counts: { opened: number; fired: number; resolved: number; dropped: number },
+  ): Promise<void> {
+    const next = step(
+      current && (current.status === 'pending' || current.status === 'firing')
+        ? { status: current.status, pendingSince: current.pendingSince, clearingSince: current.clearingSince }
+        : null,
+      obs,
+      { dwellSeconds: rule.dwellSeconds, clearSeconds: rule.clearSeconds },
+      now,
+    );
+    const summary = obs.summary;
+    switch (next.do) {
+      case 'none':
+        return;
+      case 'open': {
+        const created = await this.repository.insertOpen({
+          openKey: key,
+          ruleId: rule.id,
+          rule: rule.name,
+          kind: rule.kind,
+          boardId: board.id,
+          sensor: obs.sensor,
+          status: next.status,
+          severity: rule.severity,
+          summary,
+          detail: null,
+          labels: alertLabels({ rule: rule.name, kind: rule.kind, severity: rule.severity, board, sensor: obs.sensor }),
+          value: obs.value,
+          threshold: obs.threshold,
+          at: next.since,
+        });
+        if (created) {
+          counts.opened++;
+          await this.alerts.transitioned(created, created.status === 'firing' ? 'firing' : 'pending');
+          if (created.status === 'firing') {
+            counts.fired++;
+            await this.remediateOnFire(rule, created);
+          }
+        }
+        return;
+      }
+      case 'fire': {
+        const fired = await this.repository.fire(current!.id, now, obs.value, summary);
+        if (fired) {
+          counts.fired++;
+          await this.alerts.transitioned(fired, 'firing');
+          await this.remediateOnFire(rule, fired);
+        }
+        return;
+      }
+      case 'drop':
+        await this.repository.close(current!.id, now);
+        counts.dropped++;
+        return;
+      case 'resolve':
+        await this.close(current!, now, counts);
+        return;
+      case 'touch':
+        await this.repository.touch(current!.id, now, obs.value, next.clearingSince);
+        if (
+          current!.status === 'firing' &&
+          rule.remediation === 'power_off' &&
+          current!.remediation === null &&
+          current!.firedAt &&
+          now.getTime() - current!.firedAt.getTime() >= rule.remediationAfterSeconds * 1000
+        ) {
+          await this.jobs.enqueue(
+            remediateAlertJob,
+            { alertId: current!.id, action: 'power_off' },
+            { jobId: `alerts-remediate-${current!.id}-power_off` },
+          );
+        }
+        return;
+    }
+  }
+
+  private async remediateOnFire(rule: AlertRule, alert: Alert): Promise<void> {
+    if (rule.remediation === 'fan_max') {
+      await this.jobs.enqueue(
+        remediateAlertJob,
+        { alertId: alert.id, action: 'fan_max' },
+        { jobId: `alerts-remediate-${alert.id}-fan_max` },
+      );
+    }
+  }
+
+  private async close(
+    alert: Alert,
+    now: Date,
+    counts: { opened: number; fired: number; resolved: number; dropped: number },
+  ): Promise<void> {
+    const { resolved } = await this.repository.close(alert.id, now);
+    if (!resolved) {
+      counts.dropped++;
+      return;
+    }
+    counts.resolved++;
+    await this.alerts.transitioned(resolved, 'resolved');
+    if (resolved.remediation === 'fan_max') {
+      await this.jobs.enqueue(
+        remediateAlertJob,
+        { alertId: resolved.id, action: 'fan_release' },
+        { jobId: `alerts-remediate-${resolved.id}-fan_release` },
+      );
+    }
+  }
+
+  private async publishStateChanges(from: Date, to: Date): Promise<void> {
+    for (const change of await this.repository.stateChanges(from, to)) {
+      await this.events.publish({
+        type: 'board_state',
+        action: change.state,
+        board_id: change.id,
+        at: change.stateSince.toISOString(),
+        data: { board: change.name, state: change.state, reason: change.stateReason },
+      });
+    }
+  }
+}
+
+/** A stored selector that no longer parses disables the rule (null) rather than stopping every evaluation. */
+function parseSelectorSafe(rule: AlertRule) {
+  try {
+    return parseLabelSelector(rule.selector ?? undefined);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { FleetModule } from '../fleet.module.js';
+import {
+  AlertRulesController,
+  AlertsController,
+  ReceiversController,
+  SilencesController,
+} from './alerts.controller.js';
+import { AlertsEvaluator } from './alerts.evaluator.js';
+import { AlertsRepository } from './alerts.repository.js';
+import { AlertsScheduler } from './alerts.scheduler.js';
+import { AlertsService } from './alerts.service.js';
+import { NotifierService } from './notifier.service.js';
+import { NotifyRepository } from './notify.repository.js';
+import { ReceiversService } from './receivers.service.js';
+import { RemediationService } from './remediation.service.js';
+import { RulesRepository } from './rules.repository.js';
+import { RulesService } from './rules.service.js';
+import { SilencesService } from './silences.service.js';
+
+/**
+ * Alerts: rules evaluated on the stored readings, alert lifecycle, acknowledgement, silences, notifications and
+ * remediation. Exports AlertsService (firingAlerts, raiseExternal, resolveExternal) for rollouts and backups.
+ * The SSE stream it publishes to is EventsModule (global).
+ */
+@Module({
+  imports: [FleetModule],
+  controllers: [AlertsController, AlertRulesController, SilencesController, ReceiversController],
+  providers: [
+    AlertsRepository,
+    AlertsService,
+    AlertsEvaluator,
+    AlertsScheduler,
+    NotifyRepository,
+    NotifierService,
+    RemediationService,
+    RulesRepository,
+    RulesService,
+    SilencesService,
+    ReceiversService,
+  ],
+  exports: [AlertsService, AlertsScheduler, AlertsEvaluator],
+})
+export class AlertsModule {}

@@ -1,0 +1,79 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { JobsService } from '../jobs/jobs.service.js';
+import { evaluateAlertsJob } from './alerts.jobs.js';
+import { NotifierService } from './notifier.service.js';
+
+/** Default evaluation period; alert timing (dwell, clear) is only as precise as this. */
+export const DEFAULT_EVALUATION_MS = 5000;
+/** How often due notification groups are claimed. */
+const FLUSH_MS = 1000;
+
+/**
+ * The alerts clock: only enqueues. Every instance may run it: evaluations are one job per time slot (job id
+ * `alerts-evaluate-<slot>`, so N instances enqueue one job), and notification groups are claimed with
+ * FOR UPDATE SKIP LOCKED (each group by one instance).
+ */
+@Injectable()
+export class AlertsScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(AlertsScheduler.name);
+  private timer: NodeJS.Timeout | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing = false;
+  /** Tests and the bench stop the clock or shorten it (then call restart()). */
+  enabled = true;
+  intervalMs = DEFAULT_EVALUATION_MS;
+
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly notifier: NotifierService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.restart();
+  }
+
+  restart(): void {
+    this.onModuleDestroy();
+    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    this.timer.unref();
+    this.flushTimer = setInterval(() => void this.flush(), Math.min(FLUSH_MS, this.intervalMs));
+    this.flushTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+    clearInterval(this.flushTimer);
+  }
+
+  /** Enqueues the evaluation of the current slot (a no-op when another instance already did). */
+  async tick(): Promise<void> {
+    if (!this.enabled) {
+      return;
+    }
+    const slot = Math.floor(Date.now() / this.intervalMs);
+    try {
+      await this.jobs.enqueue(
+        evaluateAlertsJob,
+        { slot, intervalMs: this.intervalMs },
+        { jobId: `alerts-evaluate-${this.intervalMs}-${slot}` },
+      );
+    } catch (err) {
+      this.logger.warn(`alerts tick failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async flush(): Promise<number> {
+    if (!this.enabled || this.flushing) {
+      return 0;
+    }
+    this.flushing = true;
+    try {
+      return await this.notifier.flushDue();
+    } catch (err) {
+      this.logger.warn(`notification flush failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 0;
+    } finally {
+      this.flushing = false;
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import { createHmac } from 'node:crypto';
+import { request } from 'undici';
+import type { Alert } from '../generated/prisma/client.js';
+
+/** Header carrying `sha256=<hex HMAC-SHA256 of the raw body>` with the receiver's secret. */
+export const SIGNATURE_HEADER = 'x-tpfleet-signature';
+export const DELIVERY_HEADER = 'x-tpfleet-delivery';
+const TIMEOUT_MS = 10_000;
+
+export function sign(body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+export interface OutgoingGroup {
+  receiver: string;
+  groupKey: string;
+  groupLabels: Record<string, string>;
+  alerts: Alert[];
+  test?: boolean;
+}
+
+function annotations(alert: Alert): Record<string, string> {
+  const a: Record<string, string> = { summary: alert.summary, alert_id: alert.id };
+  if (alert.value !== null) {
+    a.value = String(alert.value);
+  }
+  if (alert.threshold !== null) {
+    a.threshold = String(alert.threshold);
+  }
+  if (alert.acknowledgedAt) {
+    a.acknowledged_by = alert.acknowledgedBy ?? '';
+    a.acknowledged_at = alert.acknowledgedAt.toISOString();
+    if (alert.ackComment) {
+      a.ack_comment = alert.ackComment;
+    }
+  }
+  return a;
+}
+
+/** The generic webhook body (Alertmanager's webhook shape, snake_cased, with our ids). */
+export function webhookBody(group: OutgoingGroup, deliveryId: string): string {
+  const firing = group.alerts.some((a) => a.status !== 'resolved');
+  return JSON.stringify({
+    version: '1',
+    delivery_id: deliveryId,
+    receiver: group.receiver,
+    status: firing ? 'firing' : 'resolved',
+    group_key: group.groupKey,
+    group_labels: group.groupLabels,
+    test: group.test ?? false,
+    alerts: group.alerts.map((a) => ({
+      id: a.id,
+      status: a.status === 'resolved' ? 'resolved' : 'firing',
+      severity: a.severity,
+      board_id: a.boardId,
+      rule: a.rule,
+      sensor: a.sensor || null,
+      labels: a.labels,
+      annotations: annotations(a),
+      starts_at: (a.firedAt ?? a.pendingSince).toISOString(),
+      ends_at: a.resolvedAt?.toISOString() ?? null,
+    })),
+  });
+}
+
+/**
+ * Alertmanager's `POST /api/v2/alerts`. Firing alerts carry an `endsAt` a few repeat intervals ahead: if we stop
+ * re-sending (this manager is down), Alertmanager resolves them on its own instead of keeping them forever.
+ */
+export function alertmanagerBody(alerts: Alert[], repeatIntervalSeconds: number, now = new Date()): string {
+  const horizon = new Date(now.getTime() + Math.max(300, 4 * repeatIntervalSeconds) * 1000);
+  return JSON.stringify(
+    alerts.map((a) => ({
+      labels: a.labels,
+      annotations: annotations(a),
+      startsAt: (a.firedAt ?? a.pendingSince).toISOString(),
+      endsAt: (a.resolvedAt ?? horizon).toISOString(),
+    })),
+  );
+}
+
+export async function post(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', ...headers },
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+    });
+    const text = await res.body.text().catch(() => '');
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      return { ok: true, status: res.statusCode, error: null };
+    }
+    return { ok: false, status: res.statusCode, error: text.slice(0, 500) || `HTTP ${res.statusCode}` };
+  } catch (err) {
+    return { ok: false, status: null, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The Alertmanager endpoint of a receiver URL given as its base (http://am:9093) or the full path. */
+export function alertmanagerUrl(base: string): string {
+  const trimmed = base.replace(/\/+$/, '');
+  return trimmed.endsWith('/api/v2/alerts') ? trimmed : `${trimmed}/api/v2/alerts`;
+}

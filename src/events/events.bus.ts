@@ -1,0 +1,112 @@
+import { EventEmitter } from 'node:events';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import pg from 'pg';
+import { ConfigService } from '../config/config.service.js';
+
+/** What the SSE stream carries. `board_id` lets dashboards filter; `data` is small (NOTIFY caps payloads at 8 kB). */
+export interface FleetEvent {
+  type: 'alert' | 'board_state' | 'job';
+  /** e.g. `firing`, `resolved`, `acknowledged` for alerts; the new state for boards; `completed`/`failed` for jobs. */
+  action: string;
+  board_id?: string | null;
+  severity?: string | null;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+const CHANNEL = 'tpfleet_events';
+/** NOTIFY refuses payloads of 8000 bytes or more; larger events travel without their data. */
+const MAX_PAYLOAD = 7900;
+
+/**
+ * Fleet events for the SSE stream, across processes. Events are published with Postgres NOTIFY (the database is
+ * the one service every deployment has; Redis is optional) and every process LISTENs, so an SSE client connected to
+ * any API instance sees alerts raised by any worker. NOTIFY does not cross pglite-socket, so in embedded mode
+ * events are delivered in-process only (the embedded deployment runs API and workers in one process anyway).
+ */
+@Injectable()
+export class EventsBus implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(EventsBus.name);
+  private readonly local = new EventEmitter();
+  private listener: pg.Client | undefined;
+  private notifier: pg.Pool | undefined;
+  private closing = false;
+
+  constructor(private readonly config: ConfigService) {
+    this.local.setMaxListeners(0);
+  }
+
+  get crossProcess(): boolean {
+    return !this.config.database.embedded;
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.crossProcess) {
+      return;
+    }
+    this.notifier = new pg.Pool({ connectionString: this.config.databaseUrl, max: 2 });
+    this.notifier.on('error', (err) => this.logger.warn(`event notifier: ${err.message}`));
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.config.databaseUrl });
+    client.on('notification', (msg) => {
+      if (msg.channel !== CHANNEL || !msg.payload) {
+        return;
+      }
+      try {
+        this.local.emit('event', JSON.parse(msg.payload) as FleetEvent);
+      } catch {
+        // a malformed payload is dropped; the stream goes on
+      }
+    });
+    client.on('error', (err) => {
+      this.logger.warn(`event listener lost (${err.message}); reconnecting`);
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      if (!this.closing) {
+        setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+      }
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  /** Publishes to every process (or only this one in embedded mode). Never throws: events are best effort. */
+  async publish(event: Omit<FleetEvent, 'at'> & { at?: string }): Promise<void> {
+    const full: FleetEvent = { ...event, at: event.at ?? new Date().toISOString() };
+    if (!this.notifier) {
+      this.local.emit('event', full);
+      return;
+    }
+    let payload = JSON.stringify(full);
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
+      payload = JSON.stringify({ ...full, data: { truncated: true } });
+    }
+    try {
+      await this.notifier.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
+    } catch (err) {
+      this.logger.warn(`event not published: ${err instanceof Error ? err.message : String(err)}`);
+      this.local.emit('event', full);
+    }
+  }
+
+  /** Delivers to this process's subscribers only (for sources every process already sees, such as queue events). */
+  emitLocal(event: FleetEvent): void {
+    this.local.emit('event', event);
+  }
+
+  subscribe(handler: (event: FleetEvent) => void): () => void {
+    this.local.on('event', handler);
+    return () => this.local.off('event', handler);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    this.local.removeAllListeners();
+    await this.listener?.end().catch(() => undefined);
+    await this.notifier?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,117 @@
+import { Controller, Get, type OnModuleDestroy, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { RequireRole } from '../auth/auth.decorators.js';
+import { EventsBus, type FleetEvent } from './events.bus.js';
+import { JobEventsSource } from './job-events.source.js';
+
+const TYPES = ['alert', 'board_state', 'job'] as const;
+const SEVERITIES = ['info', 'warning', 'critical'] as const;
+const HEARTBEAT_MS = 15_000;
+
+export const ZEventsQuerySchema = z.strictObject({
+  types: z
+    .string()
+    .max(100)
+    .transform((s, ctx) => {
+      const parts = s
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      for (const p of parts) {
+        if (!(TYPES as readonly string[]).includes(p)) {
+          ctx.addIssue({ code: 'custom', message: `"${p}" is not one of ${TYPES.join(', ')}` });
+          return z.NEVER;
+        }
+      }
+      return parts as Array<(typeof TYPES)[number]>;
+    })
+    .optional()
+    .describe('Only these event types (comma-separated): alert, board_state, job'),
+  board_id: z.uuid().optional().describe('Only events of this board'),
+  min_severity: z.enum(SEVERITIES).optional().describe('Alert events at or above this severity'),
+});
+export type TEventsQuery = z.infer<typeof ZEventsQuerySchema>;
+
+export function eventMatches(event: FleetEvent, query: TEventsQuery): boolean {
+  if (query.types?.length && !query.types.includes(event.type)) {
+    return false;
+  }
+  if (query.board_id && event.board_id !== query.board_id) {
+    return false;
+  }
+  if (query.min_severity && event.type === 'alert') {
+    const rank = SEVERITIES.indexOf((event.severity ?? 'info') as (typeof SEVERITIES)[number]);
+    if (rank < SEVERITIES.indexOf(query.min_severity)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * `GET /api/v1/events`: Server-Sent Events for dashboards. A live stream (no replay): on reconnect a client reads
+ * the current state from the alerts and boards APIs, then follows the stream. A comment line every 15 s keeps
+ * proxies from closing an idle stream.
+ */
+@Controller('api/v1/events')
+export class EventsController implements OnModuleDestroy {
+  private sequence = 0;
+  /** Open streams, ended on shutdown: the HTTP server waits for every connection, and a stream never idles. */
+  private readonly open = new Set<() => void>();
+
+  constructor(
+    private readonly bus: EventsBus,
+    private readonly jobEvents: JobEventsSource,
+  ) {}
+
+  @Get()
+  @RequireRole('viewer')
+  stream(
+    @Query({ schema: ZEventsQuerySchema }) query: TEventsQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): void {
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': String(request.id),
+    });
+    raw.write(`retry: 3000\n: connected${this.bus.crossProcess ? '' : ' (this process only: embedded mode)'}\n\n`);
+    const send = (event: FleetEvent) => {
+      if (!eventMatches(event, query)) {
+        return;
+      }
+      raw.write(`id: ${++this.sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    };
+    const unsubscribe = this.bus.subscribe(send);
+    const releaseJobs = !query.types || query.types.includes('job') ? this.jobEvents.acquire() : () => undefined;
+    const heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    const close = () => {
+      if (!this.open.delete(end)) {
+        return;
+      }
+      clearInterval(heartbeat);
+      unsubscribe();
+      releaseJobs();
+    };
+    const end = () => {
+      close();
+      raw.end();
+    };
+    this.open.add(end);
+    request.raw.on('close', close);
+    raw.on('error', close);
+  }
+
+  onModuleDestroy(): void {
+    for (const end of [...this.open]) {
+      end();
+    }
+  }
+}
