@@ -28,7 +28,7 @@ describe('configuration', () => {
       intervalSeconds: 15,
       slowIntervalSeconds: 3600,
       unreachableAfter: 3,
-      concurrency: 8,
+      concurrency: 64,
       timeoutMs: 5000,
     });
     expect(c.role).toBe('all');
