@@ -20,6 +20,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     '^@tpfleet/board-api$': '<rootDir>/libs/board-api/src/index.ts',
+    '^@tpfleet/board-api/routes$': '<rootDir>/libs/board-api/src/routes.ts',
     '^@tpfleet/board-api/client$': '<rootDir>/libs/board-api/src/client/index.ts',
     '^@tpfleet/agent$': '<rootDir>/apps/agent/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -350,9 +350,10 @@ function report(result) {
 }
 
 /**
- * The agent primes its firmware catalogue at start (as the daemon does): GitHub releases and firmware.turingpi.com.
- * To stay on loopback, the benchmark's agents get the default sources with every remote location pointed at a closed
- * loopback port: the priming still runs (and loads its HTTP client), it just fails at once with ECONNREFUSED.
+ * The agent's firmware sources are GitHub releases and firmware.turingpi.com. It primes its catalogue lazily (on the
+ * first GET /firmware/available, which this benchmark never sends), but should anything reach out anyway, the
+ * benchmark's agents get the default sources with every remote location pointed at a closed loopback port, so a
+ * fan-out fails at once with ECONNREFUSED instead of leaving the machine.
  */
 function agentStateDir(label, deadOrigin) {
   const dir = stateDir(label);

@@ -1,7 +1,4 @@
 import type { BoardBackend } from './backend/backend.js';
-import { type GpioDriver, LibgpiodToolsDriver } from './backend/linux/gpio.js';
-import { LinuxBoard, type LinuxBoardOptions } from './backend/linux/linux-board.js';
-import { type CommandRunner, ExecFileRunner } from './backend/linux/runner.js';
 import { SimulatedBoard, type SimulatedBoardOptions } from './backend/simulated/simulated-board.js';
 
 /**
@@ -10,35 +7,13 @@ import { SimulatedBoard, type SimulatedBoardOptions } from './backend/simulated/
  */
 export const AGENT_DAEMON_VERSION = '2.36.3';
 
-/** The one place that knows how to build a simulated board (the CLI, the rack and the tests use it). */
+/**
+ * The one place that knows how to build a simulated board (the CLI, the rack and the tests use it). The Linux backend
+ * is built in `linux-backend-factory.ts`, so neither backend's modules load where the other one runs.
+ */
 export function createSimulatedBackend(
   stateDir: string,
   options: Omit<SimulatedBoardOptions, 'stateDir' | 'daemonVersion'> & { daemonVersion?: string } = {},
 ): SimulatedBoard & BoardBackend {
   return new SimulatedBoard({ daemonVersion: AGENT_DAEMON_VERSION, ...options, stateDir });
-}
-
-export interface LinuxBackendOptions extends Omit<LinuxBoardOptions, 'runner' | 'gpio' | 'daemonVersion'> {
-  /** Every board path resolves under it: `/` on the controller. */
-  root: string;
-  /** Default: the real runner (argument vectors, no shell, hard timeouts). */
-  runner?: CommandRunner;
-  /** Default: the libgpiod command-line tools through the same runner. */
-  gpio?: GpioDriver;
-  daemonVersion?: string;
-}
-
-/**
- * The one place that knows how to build the controller's backend: LinuxBoard over `root`, the libgpiod tools and one
- * CommandRunner (which the Linux services and the shadow accounts share, so every external command goes through it).
- */
-export function createLinuxBackend(options: LinuxBackendOptions): { board: LinuxBoard & BoardBackend; runner: CommandRunner } {
-  const runner = options.runner ?? new ExecFileRunner();
-  const board = new LinuxBoard({
-    daemonVersion: AGENT_DAEMON_VERSION,
-    ...options,
-    runner,
-    gpio: options.gpio ?? new LibgpiodToolsDriver(runner),
-  });
-  return { board, runner };
 }

@@ -6,7 +6,9 @@ import { type AgentArgs, parseArgs, resolveAgentArgs, UsageError } from './cli-a
 
 const agentArgs = (argv: string[]): AgentArgs => {
   const parsed = parseArgs(argv);
-  if (parsed.command !== 'agent') {throw new Error('expected the agent command');}
+  if (parsed.command !== 'agent') {
+    throw new Error('expected the agent command');
+  }
   return parsed.args;
 };
 
@@ -98,5 +100,68 @@ describe('board-agent: choosing the hardware', () => {
     expect(() =>
       parseArgs(['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r', '--boot-delay-ms', '-1']),
     ).toThrow(/--boot-delay-ms/);
+  });
+
+  it('fills in the defaults and refuses bad values with the flag named (argv is checked by hand, without zod)', () => {
+    expect(agentArgs(['--simulate', '--port', '8080', '--state-dir', '/tmp/b'])).toEqual({
+      hardware: 'simulated',
+      port: 8080,
+      stateDir: '/tmp/b',
+      host: '127.0.0.1',
+      trustLoopback: false,
+      validateResponses: false,
+      tls: false,
+      tokenExpirySeconds: 10800,
+    });
+    expect(agentArgs(['--port=0', '--trust-loopback', '--token-expiry-seconds', '60'])).toMatchObject({
+      port: 0,
+      trustLoopback: true,
+      tokenExpirySeconds: 60,
+    });
+    expect(() => parseArgs(['--port', '65536'])).toThrow('--port: expected a port number 0..65535');
+    expect(() => parseArgs(['--port', 'http'])).toThrow('--port: expected a port number 0..65535');
+    expect(() => parseArgs(['--simulate'])).toThrow('--port: is required');
+    expect(() => parseArgs(['--port', '1', '--metrics-port', '-1'])).toThrow('--metrics-port: expected a port number');
+    expect(() => parseArgs(['--port', '1', '--token-expiry-seconds', '0'])).toThrow(
+      '--token-expiry-seconds: expected a whole number from 1 to 2592000',
+    );
+    expect(() => parseArgs(['--port', '1', '--github-api-url', 'ftp://mirror'])).toThrow(
+      '--github-api-url: expected an http or https URL',
+    );
+    expect(() => parseArgs(['--port', '1', '--update-repo', 'just-a-name'])).toThrow(
+      '--update-repo: expected owner/repo',
+    );
+    expect(() => parseArgs(['--port', '1', '--tls-cert', 'c.pem'])).toThrow('--tls-cert and --tls-key go together');
+    expect(() => parseArgs(['--port', '1', '--www='])).toThrow('--www: must not be empty');
+    expect(() => parseArgs(['--port', '1', '--boards', '3', '--colour', 'red'])).toThrow(
+      'unknown flag --boards, --colour',
+    );
+    expect(() => parseArgs(['--port', '1', '--port', '2'])).toThrow('--port given twice');
+    expect(() => parseArgs(['--port'])).toThrow('--port needs a value');
+    expect(() => parseArgs(['--port', '1', '--tls=yes'])).toThrow('--tls takes no value');
+    expect(() => parseArgs(['serve'])).toThrow('unexpected argument "serve"');
+  });
+
+  it('the rack needs --boards, --port and --state-dir, and reads --dialects', () => {
+    expect(() => parseArgs(['rack', '--port', '0', '--state-dir', '/tmp/r'])).toThrow('--boards: is required');
+    expect(() => parseArgs(['rack', '--boards', '0', '--port', '0', '--state-dir', '/tmp/r'])).toThrow(
+      '--boards: expected a whole number from 1 to 100000',
+    );
+    expect(() => parseArgs(['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r', '--tls'])).toThrow(
+      'unknown flag --tls',
+    );
+    expect(
+      parseArgs(['rack', '--boards', '5', '--port', '0', '--state-dir', '/tmp/r', '--dialects', 'fork:3,upstream:2']),
+    ).toMatchObject({
+      args: {
+        dialects: [
+          { name: 'fork', count: 3 },
+          { name: 'upstream', count: 2 },
+        ],
+      },
+    });
+    expect(() =>
+      parseArgs(['rack', '--boards', '5', '--port', '0', '--state-dir', '/tmp/r', '--dialects', 'bmcd:1']),
+    ).toThrow('--dialects: "bmcd:1" is not <agent|fork|upstream>:<count>');
   });
 });

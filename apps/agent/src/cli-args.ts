@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { z } from 'zod';
-
-import { parseDialectCounts } from './rack/dialects.js';
+import { parseDialectCounts } from './rack/dialect-counts.js';
+import type { DialectName } from './server/dialect.js';
 
 /** Thrown for a bad command line: the CLI prints the message and exits 2. */
 export class UsageError extends Error {}
@@ -19,86 +18,194 @@ export const USAGE = `usage:
               [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]
               [--github-api-url URL] [--update-repo OWNER/REPO] [--boot-delay-ms MS] [--install-delay-ms MS]`;
 
-const port = z.coerce.number({ error: 'expected a port number 0..65535' }).int().min(0).max(65535);
-const common = {
-  port,
-  host: z.string().min(1).default('127.0.0.1'),
-  trustLoopback: z.boolean().default(false),
-  tokenExpirySeconds: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(30 * 86400)
-    .default(10800),
-  validateResponses: z.boolean().default(false),
+interface CommonArgs {
+  port: number;
+  host: string;
+  trustLoopback: boolean;
+  tokenExpirySeconds: number;
+  validateResponses: boolean;
   /** GitHub API base for github firmware sources and the update check (a mirror for tests and air-gapped sites). */
-  githubApiUrl: z.url({ protocol: /^https?$/ }).optional(),
-  updateRepo: z
-    .string()
-    .regex(/^[^/\s]+\/[^/\s]+$/, 'expected owner/repo')
-    .optional(),
+  githubApiUrl?: string;
+  updateRepo?: string;
+}
+
+export interface AgentArgs extends CommonArgs {
+  /** Which board to serve; undefined = decided from the device tree (`resolveAgentArgs`). */
+  hardware?: 'linux' | 'simulated';
+  /** Linux: every board path resolves under this directory (`/` on the controller, a fixture tree elsewhere). */
+  root?: string;
+  /** Simulated: the board's state (required). Linux: the agent's own files (default `<root>/var/lib/bmcd`). */
+  stateDir?: string;
+  /** Simulated root's password (default `turing`). The Linux backend checks `<root>/etc/shadow` instead. */
+  password?: string;
+  metricsPort?: number;
+  www?: string;
+  /** Serve HTTPS; without --tls-cert/--tls-key a self-signed pair is generated in the state directory. */
+  tls: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Pins the client CA (config.yaml's tls.client_ca): the access operations may then not change it. */
+  tlsClientCa?: string;
+  identityHeader?: string;
+  auditLog?: string;
+}
+
+export interface RackArgs extends CommonArgs {
+  stateDir: string;
+  password: string;
+  boards: number;
+  /** Controller reboot time of every simulated board (default 20 s, as the simulated board). */
+  bootDelayMs?: number;
+  /** Extra time a firmware install takes before the board handles it (models download and flash time). */
+  installDelayMs: number;
+  dialects: { name: DialectName; count: number }[];
+}
+
+/*
+ * Flags are checked by hand (no zod: it would cost the 128 MB controller ~14 MB for a few string checks). Each flag
+ * name maps to its check; a check gets the raw value and the flag as typed, and throws a UsageError naming it.
+ */
+type Raw = Record<string, string | boolean>;
+type Check = (value: string, flag: string) => unknown;
+
+const text: Check = (value, flag) => {
+  if (value === '') {
+    throw new UsageError(`${flag}: must not be empty`);
+  }
+  return value;
+};
+const wholeNumber =
+  (min: number, max: number, expected = `a whole number from ${min} to ${max}`): Check =>
+  (value, flag) => {
+    const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new UsageError(`${flag}: expected ${expected}`);
+    }
+    return n;
+  };
+const port = wholeNumber(0, 65535, 'a port number 0..65535');
+
+const COMMON_CHECKS: Record<string, Check> = {
+  port,
+  host: text,
+  tokenExpirySeconds: wholeNumber(1, 30 * 86400),
+  githubApiUrl: (value, flag) => {
+    const url = URL.canParse(value) ? new URL(value) : null;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new UsageError(`${flag}: expected an http or https URL`);
+    }
+    return value;
+  },
+  updateRepo: (value, flag) => {
+    if (!/^[^/\s]+\/[^/\s]+$/.test(value)) {
+      throw new UsageError(`${flag}: expected owner/repo`);
+    }
+    return value;
+  },
 };
 
-const ZAgentArgs = z
-  .object({
-    ...common,
-    /** Which board to serve; undefined = decided from the device tree (`resolveAgentArgs`). */
-    hardware: z.enum(['linux', 'simulated'], { error: 'expected linux or simulated' }).optional(),
-    /** Alias of `--hardware simulated`. */
-    simulate: z.literal(true).optional(),
-    /** Linux: every board path resolves under this directory (`/` on the controller, a fixture tree elsewhere). */
-    root: z.string().min(1).optional(),
-    /** Simulated: the board's state (required). Linux: the agent's own files (default `<root>/var/lib/bmcd`). */
-    stateDir: z.string().min(1).optional(),
-    /** Simulated root's password (default `turing`). The Linux backend checks `<root>/etc/shadow` instead. */
-    password: z.string().min(1).optional(),
-    metricsPort: port.optional(),
-    www: z.string().min(1).optional(),
-    /** Serve HTTPS; without --tls-cert/--tls-key a self-signed pair is generated in the state directory. */
-    tls: z.boolean().default(false),
-    tlsCert: z.string().min(1).optional(),
-    tlsKey: z.string().min(1).optional(),
-    /** Pins the client CA (config.yaml's tls.client_ca): the access operations may then not change it. */
-    tlsClientCa: z.string().min(1).optional(),
-    identityHeader: z.string().min(1).optional(),
-    auditLog: z.string().min(1).optional(),
-  })
-  .strict()
-  .refine((a) => (a.tlsCert === undefined) === (a.tlsKey === undefined), {
-    message: '--tls-cert and --tls-key go together',
-    path: ['tlsCert'],
-  })
-  .refine((a) => !(a.simulate && a.hardware === 'linux'), {
-    message: 'contradicts --hardware linux',
-    path: ['simulate'],
-  })
-  .transform(({ simulate, ...rest }) => ({ ...rest, hardware: simulate ? ('simulated' as const) : rest.hardware }));
+const AGENT_CHECKS: Record<string, Check> = {
+  ...COMMON_CHECKS,
+  hardware: (value, flag) => {
+    if (value !== 'linux' && value !== 'simulated') {
+      throw new UsageError(`${flag}: expected linux or simulated`);
+    }
+    return value;
+  },
+  root: text,
+  stateDir: text,
+  password: text,
+  metricsPort: port,
+  www: text,
+  tlsCert: text,
+  tlsKey: text,
+  tlsClientCa: text,
+  identityHeader: text,
+  auditLog: text,
+};
+const AGENT_SWITCHES = ['trustLoopback', 'validateResponses', 'simulate', 'tls'];
 
-const ZRackArgs = z
-  .object({
-    ...common,
-    stateDir: z.string().min(1),
-    password: z.string().min(1).default('turing'),
-    boards: z.coerce.number().int().min(1).max(100_000),
-    /** Controller reboot time of every simulated board (default 20 s, as the simulated board). */
-    bootDelayMs: z.coerce.number().int().min(0).max(600_000).optional(),
-    /** Extra time a firmware install takes before the board handles it (models download and flash time). */
-    installDelayMs: z.coerce.number().int().min(0).max(600_000).default(0),
-    dialects: z
-      .string()
-      .default('')
-      .transform((spec, ctx) => {
-        try {
-          return parseDialectCounts(spec);
-        } catch (err) {
-          ctx.addIssue({ code: 'custom', message: (err as Error).message });
-          return z.NEVER;
-        }
-      }),
-  })
-  .strict();
+const RACK_CHECKS: Record<string, Check> = {
+  ...COMMON_CHECKS,
+  stateDir: text,
+  password: text,
+  boards: wholeNumber(1, 100_000),
+  bootDelayMs: wholeNumber(0, 600_000),
+  installDelayMs: wholeNumber(0, 600_000),
+  dialects: (value, flag) => {
+    try {
+      return parseDialectCounts(value);
+    } catch (err) {
+      throw new UsageError(`${flag}: ${(err as Error).message}`, { cause: err });
+    }
+  },
+};
+const RACK_SWITCHES = ['trustLoopback', 'validateResponses'];
 
-export type AgentArgs = z.infer<typeof ZAgentArgs>;
+/** `stateDir` → `--state-dir`. */
+const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** Refuse unknown flags (all of them at once), then run each given flag's check; switches are booleans already. */
+function checked(raw: Raw, checks: Record<string, Check>, switches: readonly string[]): Record<string, unknown> {
+  const unknown = Object.keys(raw).filter((key) => !Object.hasOwn(checks, key) && !switches.includes(key));
+  if (unknown.length > 0) {
+    throw new UsageError(`unknown flag ${unknown.map(flagOf).join(', ')}`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of switches) {
+    out[key] = raw[key] === true;
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    if (!switches.includes(key)) {
+      out[key] = checks[key]!(value as string, flagOf(key));
+    }
+  }
+  return out;
+}
+
+function agentArgs(raw: Raw): AgentArgs {
+  const { simulate, ...args } = checked(raw, AGENT_CHECKS, AGENT_SWITCHES) as Omit<AgentArgs, 'port'> & {
+    port?: number;
+    simulate: boolean;
+  };
+  if (args.port === undefined) {
+    throw new UsageError('--port: is required (a port number 0..65535; 0 picks a free one)');
+  }
+  if ((args.tlsCert === undefined) !== (args.tlsKey === undefined)) {
+    throw new UsageError('--tls-cert: --tls-cert and --tls-key go together');
+  }
+  if (simulate && args.hardware === 'linux') {
+    throw new UsageError('--simulate: contradicts --hardware linux');
+  }
+  return {
+    ...args,
+    port: args.port,
+    host: args.host ?? '127.0.0.1',
+    tokenExpirySeconds: args.tokenExpirySeconds ?? 10800,
+    hardware: simulate ? 'simulated' : args.hardware,
+  };
+}
+
+function rackArgs(raw: Raw): RackArgs {
+  const args = checked(raw, RACK_CHECKS, RACK_SWITCHES) as Partial<RackArgs> &
+    Pick<RackArgs, 'trustLoopback' | 'validateResponses'>;
+  for (const key of ['port', 'stateDir', 'boards'] as const) {
+    if (args[key] === undefined) {
+      throw new UsageError(`${flagOf(key)}: is required`);
+    }
+  }
+  return {
+    ...args,
+    port: args.port!,
+    stateDir: args.stateDir!,
+    boards: args.boards!,
+    host: args.host ?? '127.0.0.1',
+    tokenExpirySeconds: args.tokenExpirySeconds ?? 10800,
+    password: args.password ?? 'turing',
+    installDelayMs: args.installDelayMs ?? 0,
+    dialects: args.dialects ?? [],
+  };
+}
 
 /** The agent's arguments once the hardware is decided; every default is filled in. */
 export type ResolvedAgentArgs = Omit<AgentArgs, 'hardware' | 'root' | 'stateDir' | 'password'> &
@@ -132,9 +239,12 @@ export async function resolveAgentArgs(args: AgentArgs): Promise<ResolvedAgentAr
     hardware = 'linux';
   }
   if (hardware === 'simulated') {
-    if (rootFlag !== undefined) {throw new UsageError('--root applies to --hardware linux only');}
-    if (stateDir === undefined)
-      {throw new UsageError('--state-dir: is required with --simulate (the simulated board lives there)');}
+    if (rootFlag !== undefined) {
+      throw new UsageError('--root applies to --hardware linux only');
+    }
+    if (stateDir === undefined) {
+      throw new UsageError('--state-dir: is required with --simulate (the simulated board lives there)');
+    }
     return { ...rest, hardware, stateDir, password: password ?? 'turing' };
   }
   if (password !== undefined) {
@@ -144,7 +254,6 @@ export async function resolveAgentArgs(args: AgentArgs): Promise<ResolvedAgentAr
   }
   return { ...rest, hardware, root, stateDir: stateDir ?? join(root, 'var/lib/bmcd') };
 }
-export type RackArgs = z.infer<typeof ZRackArgs>;
 export type ParsedArgs = { command: 'agent'; args: AgentArgs } | { command: 'rack'; args: RackArgs };
 
 const BOOLEAN_FLAGS = new Set(['simulate', 'trustLoopback', 'validateResponses', 'tls']);
@@ -154,12 +263,18 @@ function toObject(argv: readonly string[]): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (!arg.startsWith('--')) {throw new UsageError(`unexpected argument "${arg}"`);}
+    if (!arg.startsWith('--')) {
+      throw new UsageError(`unexpected argument "${arg}"`);
+    }
     const eq = arg.indexOf('=');
     const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (name in out) {throw new UsageError(`--${arg.slice(2, eq < 0 ? undefined : eq)} given twice`);}
+    if (name in out) {
+      throw new UsageError(`--${arg.slice(2, eq < 0 ? undefined : eq)} given twice`);
+    }
     if (BOOLEAN_FLAGS.has(name)) {
-      if (eq >= 0) {throw new UsageError(`--${arg.slice(2, eq)} takes no value`);}
+      if (eq >= 0) {
+        throw new UsageError(`--${arg.slice(2, eq)} takes no value`);
+      }
       out[name] = true;
       continue;
     }
@@ -168,7 +283,9 @@ function toObject(argv: readonly string[]): Record<string, string | boolean> {
       continue;
     }
     const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) {throw new UsageError(`${arg} needs a value`);}
+    if (value === undefined || value.startsWith('--')) {
+      throw new UsageError(`${arg} needs a value`);
+    }
     out[name] = value;
     i++;
   }
@@ -176,18 +293,7 @@ function toObject(argv: readonly string[]): Record<string, string | boolean> {
 }
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const isRack = argv[0] === 'rack';
-  const raw = toObject(isRack ? argv.slice(1) : argv);
-  const schema = isRack ? ZRackArgs : ZAgentArgs;
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const flag = (key: PropertyKey) => `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    if (issue.code === 'unrecognized_keys') {throw new UsageError(`unknown flag ${issue.keys.map(flag).join(', ')}`);}
-    const where = issue.path.length > 0 ? `${flag(issue.path[0]!)}: ` : '';
-    throw new UsageError(`${where}${issue.message}`);
-  }
-  return isRack
-    ? { command: 'rack', args: parsed.data as RackArgs }
-    : { command: 'agent', args: parsed.data as AgentArgs };
+  return argv[0] === 'rack'
+    ? { command: 'rack', args: rackArgs(toObject(argv.slice(1))) }
+    : { command: 'agent', args: agentArgs(toObject(argv)) };
 }

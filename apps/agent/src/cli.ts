@@ -4,9 +4,7 @@ import { join } from 'node:path';
 
 import { accountsOf, Authenticator } from './auth/authenticator.js';
 import { ACCOUNTS_FILE } from './auth/local-accounts.js';
-import { ShadowAccounts } from './auth/shadow-accounts.js';
 import type { BoardBackend } from './backend/backend.js';
-import { createLinuxBackend, createSimulatedBackend } from './backend-factory.js';
 import {
   type AgentArgs,
   parseArgs,
@@ -16,8 +14,6 @@ import {
   USAGE,
   UsageError,
 } from './cli-args.js';
-import { createMetricsServer } from './metrics/metrics-server.js';
-import { Rack } from './rack/rack.js';
 import { createAgentServer } from './server/server.js';
 import {
   type BoardServices,
@@ -26,7 +22,11 @@ import {
   type SimulatedBoardLike,
   type SimulatedServices,
 } from './services/board-services.js';
-import { loadServerCertificate } from './tls/certificate.js';
+
+/*
+ * What only some starts need (the rack, metrics, TLS, the Linux accounts) is imported where it is used: on the 128 MB
+ * controller every module loaded at start stays resident.
+ */
 
 /** Entry point of `board-agent` (bin/board-agent.js calls it with `process.argv.slice(2)`). */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -34,12 +34,17 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     parsed = parseArgs(argv);
   } catch (err) {
-    if (!(err instanceof UsageError)) {throw err;}
+    if (!(err instanceof UsageError)) {
+      throw err;
+    }
     process.stderr.write(`board-agent: ${err.message}\n${USAGE}\n`);
     process.exit(2);
   }
-  if (parsed.command === 'rack') {await runRack(parsed.args);}
-  else {await runAgent(parsed.args);}
+  if (parsed.command === 'rack') {
+    await runRack(parsed.args);
+  } else {
+    await runAgent(parsed.args);
+  }
 }
 
 async function runAgent(raw: AgentArgs): Promise<void> {
@@ -47,7 +52,9 @@ async function runAgent(raw: AgentArgs): Promise<void> {
   try {
     args = await resolveAgentArgs(raw);
   } catch (err) {
-    if (!(err instanceof UsageError)) {throw err;}
+    if (!(err instanceof UsageError)) {
+      throw err;
+    }
     process.stderr.write(`board-agent: ${err.message}\n`);
     process.exit(2);
   }
@@ -55,14 +62,7 @@ async function runAgent(raw: AgentArgs): Promise<void> {
   const board = args.hardware === 'linux' ? await startLinuxBoard(args) : await startSimulatedBoard(args);
   const { backend, auth, services } = board;
   const useTls = args.tls || args.tlsCert !== undefined;
-  const certificate = useTls
-    ? await loadServerCertificate({
-        certFile: args.tlsCert,
-        keyFile: args.tlsKey,
-        stateDir: args.stateDir,
-        commonName: 'turingpi',
-      })
-    : undefined;
+  const certificate = useTls ? await loadCertificate(args) : undefined;
   const agent = createAgentServer({
     backend,
     auth,
@@ -72,7 +72,10 @@ async function runAgent(raw: AgentArgs): Promise<void> {
     tls: certificate ? { certificate, access: services.access } : undefined,
   });
   const port = await agent.listen(args.port, args.host);
-  const metrics = args.metricsPort === undefined ? undefined : createMetricsServer(backend);
+  const metrics =
+    args.metricsPort === undefined
+      ? undefined
+      : (await import('./metrics/metrics-server.js')).createMetricsServer(backend);
   const metricsPort = metrics ? await metrics.listen(args.metricsPort!, args.host) : undefined;
   process.stdout.write(
     `board-agent listening on ${useTls ? 'https' : 'http'}://${hostForUrl(args.host)}:${port}/api/bmc (${board.describe})` +
@@ -85,6 +88,16 @@ async function runAgent(raw: AgentArgs): Promise<void> {
     await services.stop();
     board.closeAccounts?.();
     await backend.stop();
+  });
+}
+
+async function loadCertificate(args: ResolvedAgentArgs) {
+  const { loadServerCertificate } = await import('./tls/certificate.js');
+  return loadServerCertificate({
+    certFile: args.tlsCert,
+    keyFile: args.tlsKey,
+    stateDir: args.stateDir,
+    commonName: 'turingpi',
   });
 }
 
@@ -105,6 +118,7 @@ function proxyHeaderOf(services: () => BoardServices | undefined): () => string 
 }
 
 async function startSimulatedBoard(args: Extract<ResolvedAgentArgs, { hardware: 'simulated' }>): Promise<StartedBoard> {
+  const { createSimulatedBackend } = await import('./backend-factory.js');
   const backend = createSimulatedBackend(args.stateDir);
   await backend.start();
   let services: SimulatedServices | undefined;
@@ -127,9 +141,11 @@ async function startSimulatedBoard(args: Extract<ResolvedAgentArgs, { hardware: 
 }
 
 async function startLinuxBoard(args: Extract<ResolvedAgentArgs, { hardware: 'linux' }>): Promise<StartedBoard> {
+  const { createLinuxBackend } = await import('./linux-backend-factory.js');
   const { board: backend, runner } = createLinuxBackend({ root: args.root });
   await backend.start();
   // /etc/shadow is the account store of both the login and POST /access/password; chpasswd runs through the runner.
+  const { ShadowAccounts } = await import('./auth/shadow-accounts.js');
   const accounts = await ShadowAccounts.open({ shadowFile: join(args.root, 'etc/shadow'), runner });
   let services: BoardServices | undefined;
   const auth = await Authenticator.create({
@@ -158,6 +174,10 @@ async function startLinuxBoard(args: Extract<ResolvedAgentArgs, { hardware: 'lin
 
 async function runRack(args: RackArgs): Promise<void> {
   await mkdir(args.stateDir, { recursive: true });
+  const [{ Rack }, { createSimulatedBackend }] = await Promise.all([
+    import('./rack/rack.js'),
+    import('./backend-factory.js'),
+  ]);
   const rack = new Rack({
     boards: args.boards,
     stateDir: args.stateDir,
@@ -184,7 +204,9 @@ async function runRack(args: RackArgs): Promise<void> {
 function onShutdown(stop: () => Promise<unknown>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {process.exit(1);}
+    if (stopping) {
+      process.exit(1);
+    }
     stopping = true;
     stop().then(
       () => process.exit(0),

@@ -25,11 +25,11 @@ export interface LegacySpelling {
  */
 export type BodyStyle = 'params' | 'document' | 'json';
 
-export interface Operation<
-  Id extends string = string,
-  Req extends z.ZodType = z.ZodType,
-  Res extends z.ZodType | null = z.ZodType | null,
-> {
+/**
+ * The plain routing data of a row (no schemas): what the agent routes by. `routes.ts` holds these records; an
+ * `Operation` is the same record with its request and response schemas attached (`operations.ts`).
+ */
+export interface Route<Id extends string = string> {
   /** operationId: method + camel-cased path, e.g. `getThermal`, `postUsbBootClear` (facts §7.3). */
   id: Id;
   method: HttpMethod;
@@ -40,10 +40,6 @@ export interface Operation<
   body: BodyStyle;
   /** For `document` operations: the parameter that carries the document as JSON text (`config`, `sources`). */
   documentKey?: string;
-  /** Wire parameters (strings, all optional on the wire) or, for `json` operations, the JSON body. */
-  request: Req;
-  /** Schema of the 200 body, or null when success is 204 (legacy `"ok"`). */
-  response: Res;
   /** 200 status when it is not 200 (the access operations answer 202 for PUT/DELETE client-ca). */
   successStatus?: 200 | 202 | 204;
   summary: string;
@@ -51,3 +47,18 @@ export interface Operation<
   /** First daemon release that has the operation (for the capability matrix), e.g. `2.34.0`. */
   since: string;
 }
+
+/** The schemas a route gets in the full table. */
+export interface OperationSchemas<Req extends z.ZodType = z.ZodType, Res extends z.ZodType | null = z.ZodType | null> {
+  /** Wire parameters (strings, all optional on the wire) or, for `json` operations, the JSON body. */
+  request: Req;
+  /** Schema of the 200 body, or null when success is 204 (legacy `"ok"`). */
+  response: Res;
+}
+
+export interface Operation<
+  Id extends string = string,
+  Req extends z.ZodType = z.ZodType,
+  Res extends z.ZodType | null = z.ZodType | null,
+>
+  extends Route<Id>, OperationSchemas<Req, Res> {}

@@ -8,8 +8,10 @@ import {
   OPENAPI_PATH,
   operationList,
   operations,
+  operationSchemas,
   type OperationId,
 } from './operations.js';
+import { routeList, routes } from './routes.js';
 
 const IDS_FROM_TEAM_NOTES =
   `postNodeToMsd getNodes getPower postPower postReset getUsb postUsb postUsbBoot postUsbBootClear
@@ -36,6 +38,31 @@ describe('operation table', () => {
     for (const [key, op] of Object.entries(operations)) {
       expect(op.id).toBe(key);
       expect(op.id).toBe(expectedId(op.method, op.path));
+    }
+  });
+
+  it('is the schema-free route table with schemas attached: every route has schemas and every schema a route', () => {
+    expect(Object.keys(operationSchemas).sort()).toEqual(Object.keys(routes).sort());
+    expect(operationList.map((op) => op.id)).toEqual(routeList.map((route) => route.id));
+    for (const route of routeList) {
+      const { request, response, ...routing } = operations[route.id];
+      expect(routing).toEqual(route);
+      expect(request).toBe(operationSchemas[route.id].request);
+      expect(response).toBe(operationSchemas[route.id].response);
+    }
+    for (const route of routeList) {
+      expect(Object.keys(route)).not.toContain('request');
+      expect(Object.keys(route)).not.toContain('response');
+    }
+  });
+
+  it('keeps the routes module free of run-time imports (the agent routes from it without loading zod)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const source = await readFile(new URL('./routes.ts', import.meta.url), 'utf8');
+    const imports = [...source.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)].map((m) => m[0]);
+    expect(imports.length).toBeGreaterThan(0);
+    for (const statement of imports) {
+      expect(statement).toMatch(/^(?:import|export) type /);
     }
   });
 

@@ -101,6 +101,26 @@ describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
     expect(listings()).toBe(1); // answered from the file; the stale entry refreshes behind it
   });
 
+  it('primes lazily: nothing is read or fetched at start, the first request answers from the persisted file', async () => {
+    const before = catalogue();
+    await before.get();
+    expect(listings()).toBe(1);
+    const after = catalogue();
+    await after.start();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(listings()).toBe(1); // a freshly started agent does not fan out (nor load its HTTP client)
+    const answer = await after.get();
+    expect(answer.age_seconds).toBe(0);
+    expect(answer.refreshing).toBeUndefined();
+    expect(listings()).toBe(1); // answered from the file, which is fresh
+
+    const primed = catalogue();
+    clock += 3600_000;
+    await primed.start({ prime: true }); // the daemon's behaviour, on request: a stale file refreshes at start
+    await new Promise((r) => setTimeout(r, 100));
+    expect(listings()).toBe(2);
+  });
+
   it('resolves stable (latest, no pre-releases) and edge (highest of 30) with a per-channel error', async () => {
     const check = new UpdateCheck({
       repo: 'excavador-turing/BMC-Firmware',

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { type TCatalog, type TSourceCatalog, ZCatalogSchema } from '@tpfleet/board-api';
+import type { TCatalog, TSourceCatalog } from '@tpfleet/board-api';
 
 import { writeFileAtomic } from '../backend/atomic-file.js';
+import { loadBoardApi } from '../board-api.js';
 import { relationTo } from './version.js';
 import { listCandidates, type ReaderContext } from './source-readers.js';
 import type { SourcesStore } from './sources-store.js';
@@ -40,6 +41,11 @@ interface Entry {
  * source failed. A caller always gets the cached entry at once; a stale entry or `refresh` starts one background
  * refresh, deduplicated by a 10-minute deadline claim (a refresh that hangs cannot hold it longer). Only an empty
  * cache makes the caller wait. A clean, changed offering is persisted on the overlay and answered from after a reboot.
+ *
+ * Priming is lazy: the persisted file is read, and a missing or stale entry refreshed, on the first `get()` rather
+ * than at start (unlike the daemon), because a fan-out loads the HTTP client (undici) and the file check loads the
+ * schemas (zod): ~25 MB that a 128 MB controller should only pay once someone asks for firmware. `start({ prime:
+ * true })` restores the daemon's priming at start.
  */
 export class Catalogue {
   private entry: Entry | null = null;
@@ -49,15 +55,19 @@ export class Catalogue {
   private readonly stopper = new AbortController();
   private readonly now: () => number;
   private persistedOffer: string | null = null;
+  private persistedLoad: Promise<void> | null = null;
 
   constructor(private readonly options: CatalogueOptions) {
     this.now = options.now ?? Date.now;
   }
 
-  /** Load the persisted catalogue and start a refresh if it is missing or stale (the daemon primes at start). */
+  /**
+   * With `prime: true`, load the persisted catalogue and start a refresh if it is missing or stale, as the daemon does
+   * at start. By default nothing happens until the first `get()` (see the class comment).
+   */
   async start(options: { prime?: boolean } = {}): Promise<void> {
-    await this.loadPersisted();
-    if (options.prime ?? true) {
+    if (options.prime ?? false) {
+      await this.loadPersistedOnce();
       if (!this.entry || this.isStale(this.entry)) {
         void this.startRefresh();
       }
@@ -74,6 +84,8 @@ export class Catalogue {
   }
 
   async get(options: { refresh?: boolean } = {}): Promise<TCatalog> {
+    // A freshly started agent answers from the persisted catalogue (refreshing behind it when stale).
+    await this.loadPersistedOnce();
     if (!this.entry) {
       // Cold cache: wait for the fan-out (join the one running, e.g. the start-up priming).
       await (this.startRefresh() ?? this.inflight ?? this.refreshUnclaimed());
@@ -165,15 +177,21 @@ export class Catalogue {
     this.persistedOffer = offer;
   }
 
+  private loadPersistedOnce(): Promise<void> {
+    return (this.persistedLoad ??= this.loadPersisted());
+  }
+
   private async loadPersisted(): Promise<void> {
     try {
       const raw = JSON.parse(await readFile(join(this.options.overlayDir, CATALOG_FILE), 'utf8')) as unknown;
+      const { ZCatalogSchema } = await loadBoardApi();
       const parsed = ZCatalogSchema.omit({ age_seconds: true, refreshing: true }).safeParse(raw);
       if (!parsed.success) {
         return;
       }
       const stamped = Date.parse(parsed.data.checked_at);
-      if (!Number.isFinite(stamped)) {
+      // A fan-out that finished meanwhile (an early refresh) is newer than the file.
+      if (!Number.isFinite(stamped) || this.entry) {
         return;
       }
       const age = Math.min(Math.max(0, this.now() - stamped), MAX_PERSISTED_AGE_S * 1000);

@@ -1,13 +1,14 @@
-import { ZLegacyNodeInfoBodySchema } from '@tpfleet/board-api';
-
 import { BoardError, type NodeId, type NodeInfoPatch } from '../backend/backend.js';
 import type { BoardBackend } from '../backend/backend.js';
+import { loadBoardApi } from '../board-api.js';
 
 /**
  * The legacy-only `POST /api/bmc?opt=set&type=node_info` (facts §9): JSON `{"Node1":{name,module_name,uart_baud},…}`
  * (keys 1-based); only present, non-null fields overwrite. This is how the web UI renames nodes.
  */
 export async function setNodeInfoFromLegacyBody(body: Record<string, unknown>, backend: BoardBackend): Promise<void> {
+  // The body schema (zod) loads on the first rename: the web UI's rare call, off the hot path.
+  const { ZLegacyNodeInfoBodySchema } = await loadBoardApi();
   const parsed = ZLegacyNodeInfoBodySchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -29,7 +29,11 @@ describe('rack', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const call = async (method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}) => {
+  const call = async (
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: unknown } = {},
+  ) => {
     const res = await fetch(base + path, {
       method,
       headers: { ...basic('turing'), ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
@@ -67,15 +71,24 @@ describe('rack', () => {
 
   it('upstream dialect: legacy form only, no fork-era operations', async () => {
     expect((await call('GET', '/boards/2/api/bmc/about')).status).toBe(404);
-    expect((await call('GET', '/boards/2/api/bmc?opt=get&type=health')).json).toEqual({ response: [{ result: 'Invalid `type` parameter health' }] });
-    const about = (await call('GET', '/boards/2/api/bmc?opt=get&type=about')).json as { response: [{ result: Record<string, unknown> }] };
+    expect((await call('GET', '/boards/2/api/bmc?opt=get&type=health')).json).toEqual({
+      response: [{ result: 'Invalid `type` parameter health' }],
+    });
+    const about = (await call('GET', '/boards/2/api/bmc?opt=get&type=about')).json as {
+      response: [{ result: Record<string, unknown> }];
+    };
     expect(about.response[0].result).toHaveProperty('bmcd_version');
     expect(about.response[0].result).not.toHaveProperty('kernel');
   });
 
   it('switches dialect at run time', async () => {
-    expect((await call('POST', '/rack/boards/5/dialect', { body: { dialect: 'fork', version: '2.34.0' } })).status).toBe(200);
-    expect((await call('GET', '/boards/5/api/bmc/about')).json).toMatchObject({ bmcd_version: '2.34.0', build_version: '2.34.0' });
+    expect(
+      (await call('POST', '/rack/boards/5/dialect', { body: { dialect: 'fork', version: '2.34.0' } })).status,
+    ).toBe(200);
+    expect((await call('GET', '/boards/5/api/bmc/about')).json).toMatchObject({
+      bmcd_version: '2.34.0',
+      build_version: '2.34.0',
+    });
     expect((await call('POST', '/rack/boards/5/dialect', { body: { dialect: 'klingon' } })).status).toBe(400);
   });
 
@@ -84,7 +97,11 @@ describe('rack', () => {
     await call('POST', '/boards/6/api/bmc/power', { body: { node1: '1' } });
     await call('GET', '/boards/6/api/bmc?opt=set&type=power&node2=1');
     await call('POST', '/boards/6/api/bmc/power', { body: { node1: 'x' } });
-    expect((await call('GET', '/rack/boards/6/calls')).json).toEqual({ board: 6, calls: { postPower: 3 }, succeeded: { postPower: 2 } });
+    expect((await call('GET', '/rack/boards/6/calls')).json).toEqual({
+      board: 6,
+      calls: { postPower: 3 },
+      succeeded: { postPower: 2 },
+    });
   });
 
   it('injects and clears faults', async () => {
@@ -92,8 +109,12 @@ describe('rack', () => {
     await expect(fetch(`${base}/boards/7/api/bmc/about`, { headers: basic('turing') })).rejects.toThrow();
     await call('POST', '/rack/boards/7/faults', { body: { unreachable: false, errorRate: 1 } });
     expect((await call('GET', '/boards/7/api/bmc/about')).status).toBe(500);
-    expect((await call('GET', '/boards/7/api/bmc?opt=get&type=about')).json).toEqual({ response: [{ result: 'Failed to answer: injected fault' }] });
-    await call('POST', '/rack/boards/7/faults', { body: { errorRate: 0, latencyMs: 150, password: 'new-secret', thermalRunaway: { ratePerMinute: 30 } } });
+    expect((await call('GET', '/boards/7/api/bmc?opt=get&type=about')).json).toEqual({
+      response: [{ result: 'Failed to answer: injected fault' }],
+    });
+    await call('POST', '/rack/boards/7/faults', {
+      body: { errorRate: 0, latencyMs: 150, password: 'new-secret', thermalRunaway: { ratePerMinute: 30 } },
+    });
     const started = Date.now();
     expect((await call('GET', '/boards/7/api/bmc/about', { headers: basic('new-secret') })).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
@@ -106,7 +127,10 @@ describe('rack', () => {
   });
 
   it('reboots a board: sessions are forgotten, persisted state survives', async () => {
-    const login = await fetch(`${base}/boards/8/api/bmc/authenticate`, { method: 'POST', body: JSON.stringify({ username: 'root', password: 'turing' }) });
+    const login = await fetch(`${base}/boards/8/api/bmc/authenticate`, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'root', password: 'turing' }),
+    });
     const token = login.headers.get('x-auth-token')!;
     const bearer = { Authorization: `Bearer ${token}` };
     await call('POST', '/boards/8/api/bmc/ntp', { headers: bearer, body: { servers: 'a.example,b.example' } });

@@ -47,8 +47,12 @@ export interface RackOptions {
 
 /** `POST /firmware/install` in either spelling (path form, or the legacy `opt=set&type=firmware_install`). */
 function isFirmwareInstall(method: string | undefined, rest: string, search: URLSearchParams): boolean {
-  if (method !== 'POST') {return false;}
-  if (rest === '/api/bmc/firmware/install' || rest === '/api/bmc/firmware/install/') {return true;}
+  if (method !== 'POST') {
+    return false;
+  }
+  if (rest === '/api/bmc/firmware/install' || rest === '/api/bmc/firmware/install/') {
+    return true;
+  }
   return (
     (rest === '/api/bmc' || rest === '/api/bmc/') &&
     search.get('opt') === 'set' &&
@@ -121,20 +125,30 @@ export class Rack {
     }
     try {
       const board = BOARD_PATH.exec(url.pathname);
-      if (board) {return await this.boardRequest(req, res, Number(board[1]), board[2] ?? '/', url.searchParams);}
-      if (url.pathname === '/rack' || url.pathname === '/rack/') {return this.summary(req, res);}
+      if (board) {
+        return await this.boardRequest(req, res, Number(board[1]), board[2] ?? '/', url.searchParams);
+      }
+      if (url.pathname === '/rack' || url.pathname === '/rack/') {
+        return this.summary(req, res);
+      }
       const control = CONTROL_PATH.exec(url.pathname);
-      if (control) {return await this.control(req, res, Number(control[1]), control[2]);}
+      if (control) {
+        return await this.control(req, res, Number(control[1]), control[2]);
+      }
       sendProblem(res, 404, `nothing at ${url.pathname}; boards are at /boards/<1..${this.options.boards}>/api/bmc`);
     } catch (err) {
-      if (err instanceof BoardError) {return sendProblem(res, err.status, err.message);}
+      if (err instanceof BoardError) {
+        return sendProblem(res, err.status, err.message);
+      }
       (this.options.log ?? (() => undefined))({ level: 'error', msg: 'rack failure', err: String(err) });
       sendProblem(res, 500, 'the rack failed unexpectedly; the failure is in its log');
     }
   }
 
   private slot(index: number): Slot | undefined {
-    if (!Number.isSafeInteger(index) || index < 1 || index > this.options.boards) {return undefined;}
+    if (!Number.isSafeInteger(index) || index < 1 || index > this.options.boards) {
+      return undefined;
+    }
     let slot = this.slots.get(index);
     if (!slot) {
       slot = { index, faults: {}, calls: new Map(), succeeded: new Map(), downUntil: 0, reboots: 0 };
@@ -155,14 +169,19 @@ export class Rack {
     search: URLSearchParams,
   ): Promise<void> {
     const slot = this.slot(index);
-    if (!slot) {return sendProblem(res, 404, `no board ${index}; this rack has boards 1..${this.options.boards}`);}
+    if (!slot) {
+      return sendProblem(res, 404, `no board ${index}; this rack has boards 1..${this.options.boards}`);
+    }
     if (slot.faults.unreachable || Date.now() < slot.downUntil) {
       req.socket.destroy();
       return;
     }
-    if (slot.faults.latencyMs) {await sleep(slot.faults.latencyMs);}
-    if (this.options.installDelayMs && isFirmwareInstall(req.method, rest, search))
-      {await sleep(this.options.installDelayMs);}
+    if (slot.faults.latencyMs) {
+      await sleep(slot.faults.latencyMs);
+    }
+    if (this.options.installDelayMs && isFirmwareInstall(req.method, rest, search)) {
+      await sleep(this.options.installDelayMs);
+    }
     const live = await this.startBoard(slot);
     if (rest === '/metrics') {
       const text = Buffer.from(await renderBoardMetrics(live.backend), 'utf8');
@@ -179,7 +198,9 @@ export class Rack {
   }
 
   private startBoard(slot: Slot): Promise<LiveBoard> {
-    if (slot.live) {return Promise.resolve(slot.live);}
+    if (slot.live) {
+      return Promise.resolve(slot.live);
+    }
     slot.starting ??= (async () => {
       const stateDir = join(this.options.stateDir, 'boards', String(slot.index));
       const backend = this.options.createBackend(slot.index, stateDir);
@@ -192,7 +213,9 @@ export class Rack {
         trustLoopback: this.options.trustLoopback,
       });
       // A fault-injected password set before the board started wins over everything.
-      if (slot.passwordHash) {await auth.setPassword(slot.passwordHash);}
+      if (slot.passwordHash) {
+        await auth.setPassword(slot.passwordHash);
+      }
       const services = isSimulated(backend)
         ? await createSimulatedServices(backend, stateDir, accountsOf(auth), {
             // Priming 10,000 catalogues at once would hammer the sources; a board fills its cache when first asked.
@@ -211,7 +234,9 @@ export class Rack {
         log: this.options.log,
         onOperation: (id, outcome) => {
           slot.calls.set(id, (slot.calls.get(id) ?? 0) + 1);
-          if (outcome === 'ok') {slot.succeeded.set(id, (slot.succeeded.get(id) ?? 0) + 1);}
+          if (outcome === 'ok') {
+            slot.succeeded.set(id, (slot.succeeded.get(id) ?? 0) + 1);
+          }
         },
       });
       slot.live = { backend, auth, app, services };
@@ -233,7 +258,9 @@ export class Rack {
   }
 
   private summary(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method !== 'GET') {return sendProblem(res, 405, 'GET /rack', { Allow: 'GET' });}
+    if (req.method !== 'GET') {
+      return sendProblem(res, 405, 'GET /rack', { Allow: 'GET' });
+    }
     const touched = [...this.slots.values()].sort((a, b) => a.index - b.index);
     sendJson(res, 200, {
       boards: this.options.boards,
@@ -262,11 +289,15 @@ export class Rack {
     what: string | undefined,
   ): Promise<void> {
     const slot = this.slot(index);
-    if (!slot) {return sendProblem(res, 404, `no board ${index}; this rack has boards 1..${this.options.boards}`);}
+    if (!slot) {
+      return sendProblem(res, 404, `no board ${index}; this rack has boards 1..${this.options.boards}`);
+    }
     const method = req.method ?? 'GET';
     switch (what) {
       case undefined:
-        if (method !== 'GET') {return sendProblem(res, 405, 'GET only', { Allow: 'GET' });}
+        if (method !== 'GET') {
+          return sendProblem(res, 405, 'GET only', { Allow: 'GET' });
+        }
         return sendJson(res, 200, this.describe(slot));
       case 'faults':
         return this.faults(req, res, slot, method);
@@ -276,14 +307,18 @@ export class Rack {
           slot.succeeded.clear();
           return sendEmpty(res, 204);
         }
-        if (method !== 'GET') {return sendProblem(res, 405, 'GET or DELETE', { Allow: 'GET, DELETE' });}
+        if (method !== 'GET') {
+          return sendProblem(res, 405, 'GET or DELETE', { Allow: 'GET, DELETE' });
+        }
         return sendJson(res, 200, {
           board: slot.index,
           calls: Object.fromEntries(slot.calls),
           succeeded: Object.fromEntries(slot.succeeded),
         });
       case 'reboot': {
-        if (method !== 'POST') {return sendProblem(res, 405, 'POST only', { Allow: 'POST' });}
+        if (method !== 'POST') {
+          return sendProblem(res, 405, 'POST only', { Allow: 'POST' });
+        }
         const body = await readJson(req);
         const downMs =
           typeof body['downMs'] === 'number' && body['downMs'] >= 0 ? Math.min(body['downMs'], 600_000) : 0;
@@ -294,11 +329,16 @@ export class Rack {
         return sendJson(res, 200, this.describe(slot));
       }
       case 'dialect': {
-        if (method === 'GET') {return sendJson(res, 200, this.dialectOf(slot));}
-        if (method !== 'POST') {return sendProblem(res, 405, 'GET or POST', { Allow: 'GET, POST' });}
+        if (method === 'GET') {
+          return sendJson(res, 200, this.dialectOf(slot));
+        }
+        if (method !== 'POST') {
+          return sendProblem(res, 405, 'GET or POST', { Allow: 'GET, POST' });
+        }
         const parsed = ZDialectSchema.safeParse(await readJson(req));
-        if (!parsed.success)
-          {return sendProblem(res, 400, `bad dialect: ${parsed.error.issues[0]?.message ?? 'invalid'}`);}
+        if (!parsed.success) {
+          return sendProblem(res, 400, `bad dialect: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        }
         slot.dialect = { name: parsed.data.dialect, version: parsed.data.version };
         return sendJson(res, 200, slot.dialect);
       }
@@ -308,7 +348,9 @@ export class Rack {
   }
 
   private async faults(req: IncomingMessage, res: ServerResponse, slot: Slot, method: string): Promise<void> {
-    if (method === 'GET') {return sendJson(res, 200, describeFaults(slot.faults));}
+    if (method === 'GET') {
+      return sendJson(res, 200, describeFaults(slot.faults));
+    }
     if (method === 'DELETE') {
       slot.faults = {};
       slot.passwordHash = undefined;
@@ -318,7 +360,9 @@ export class Rack {
       }
       return sendJson(res, 200, describeFaults(slot.faults));
     }
-    if (method !== 'POST') {return sendProblem(res, 405, 'GET, POST or DELETE', { Allow: 'GET, POST, DELETE' });}
+    if (method !== 'POST') {
+      return sendProblem(res, 405, 'GET, POST or DELETE', { Allow: 'GET, POST, DELETE' });
+    }
     const parsed = ZFaultsSchema.safeParse(await readJson(req));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -327,10 +371,14 @@ export class Rack {
     const { password, ...rest } = parsed.data;
     if (password !== undefined) {
       slot.passwordHash = await PasswordHash.create(password);
-      if (slot.live) {await slot.live.auth.setPassword(slot.passwordHash);}
+      if (slot.live) {
+        await slot.live.auth.setPassword(slot.passwordHash);
+      }
     }
     slot.faults = { ...slot.faults, ...rest, ...(password !== undefined ? { password: '(set)' } : {}) };
-    if (slot.live) {applyHardwareFaults(slot.live, rest);}
+    if (slot.live) {
+      applyHardwareFaults(slot.live, rest);
+    }
     sendJson(res, 200, describeFaults(slot.faults));
   }
 }
@@ -342,13 +390,19 @@ export class Rack {
 function applyHardwareFaults(live: LiveBoard, faults: TFaults): void {
   const hooks = live.backend as BoardBackend & FaultHooks;
   if (faults.thermalRunaway !== undefined) {
-    if (faults.thermalRunaway) {hooks.injectThermalRunaway?.({ ratePerMinute: faults.thermalRunaway.ratePerMinute });}
-    else {hooks.clearFaults?.();}
+    if (faults.thermalRunaway) {
+      hooks.injectThermalRunaway?.({ ratePerMinute: faults.thermalRunaway.ratePerMinute });
+    } else {
+      hooks.clearFaults?.();
+    }
   }
   if (faults.gateFail !== undefined) {
     const slots = (live.services as Partial<SimulatedServices> | undefined)?.slots;
-    if (slots) {slots.setGateFail(faults.gateFail);}
-    else {hooks.setGateFail?.(faults.gateFail);}
+    if (slots) {
+      slots.setGateFail(faults.gateFail);
+    } else {
+      hooks.setGateFail?.(faults.gateFail);
+    }
   }
 }
 

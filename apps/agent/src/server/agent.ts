@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { buildOpenApiDocument, type Operation } from '@tpfleet/board-api';
+import type { Operation } from '@tpfleet/board-api';
+import type { Route } from '@tpfleet/board-api/routes';
 
 import { type Actor, type Authenticator, peerAddress } from '../auth/authenticator.js';
+import { loadBoardApi } from '../board-api.js';
 import { BoardError, type BoardBackend } from '../backend/backend.js';
 import { handlerFor } from '../handlers/registry.js';
 import { setNodeInfoFromLegacyBody } from '../handlers/node-info.js';
@@ -165,13 +167,15 @@ export class AgentApp {
       return sendProblem(res, 405, `${OPENAPI_PATH} takes GET`, { Allow: 'GET' });
     }
     const about = await this.options.backend.about();
+    // zod and the schemas load on the first request for the document, not at start.
+    const { buildOpenApiDocument } = await loadBoardApi();
     sendJson(res, 200, buildOpenApiDocument({ version: about.daemon_version }));
   }
 
   private async dispatch(
     req: IncomingMessage,
     res: ServerResponse,
-    op: Operation,
+    op: Route,
     spelling: Spelling,
     search: URLSearchParams,
     dialect: Dialect,
@@ -198,7 +202,7 @@ export class AgentApp {
         await (this.options.backend as Partial<{ flush(): Promise<void> }>).flush?.();
       }
       if (this.options.validateResponses) {
-        this.checkContract(op, result);
+        await this.checkContract(op, result);
       }
       const answer = applyDialect(dialect, op.id, result);
       if (spelling === 'legacy') {
@@ -232,7 +236,7 @@ export class AgentApp {
    */
   private async readParameters(
     req: IncomingMessage,
-    op: Operation,
+    op: Route,
     spelling: Spelling,
     search: URLSearchParams,
   ): Promise<{ params: Record<string, string>; body: unknown }> {
@@ -258,7 +262,13 @@ export class AgentApp {
     return { params: mergeBody(query, parsed), body: undefined };
   }
 
-  private checkContract(op: Operation, result: unknown): void {
+  /** Development and tests only: the schemas (zod) load on the first check, never on a board's hot path. */
+  private async checkContract(route: Route, result: unknown): Promise<void> {
+    const { operations } = await loadBoardApi();
+    const op: Operation | undefined = (operations as Record<string, Operation>)[route.id];
+    if (!op) {
+      throw new ContractDrift(route.id, 'is not in the operation table');
+    }
     if (op.response === null) {
       if (result !== undefined) {
         throw new ContractDrift(op.id, 'answered a body where the table says 204');

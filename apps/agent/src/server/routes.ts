@@ -1,21 +1,24 @@
-import { operationList, type Operation } from '@tpfleet/board-api';
+import { routeList, type Route } from '@tpfleet/board-api/routes';
 
 import { type Dialect, dialectHasOperation } from './dialect.js';
 
-/** Lookup tables derived from the operation table, nothing else: the table is the only source of routes. */
+/**
+ * Lookup tables derived from the operation table's routes, nothing else: the table is the only source of routes.
+ * `@tpfleet/board-api/routes` is the table without its schemas, so routing never loads zod.
+ */
 export interface Routes {
-  /** path below /api/bmc → method → operation */
-  byPath: Map<string, Map<string, Operation>>;
-  /** `opt/type` → operation */
-  byLegacy: Map<string, Operation>;
+  /** path below /api/bmc → method → route */
+  byPath: Map<string, Map<string, Route>>;
+  /** `opt/type` → route */
+  byLegacy: Map<string, Route>;
 }
 
 const cache = new Map<string, Routes>();
 
 /** Routes for a dialect, built once per dialect name and shared by every board of a rack. */
-export function routesFor(dialect: Dialect, list: readonly Operation[] = operationList): Routes {
+export function routesFor(dialect: Dialect, list: readonly Route[] = routeList): Routes {
   const key = dialect.name;
-  const cached = list === operationList ? cache.get(key) : undefined;
+  const cached = list === routeList ? cache.get(key) : undefined;
   if (cached) {
     return cached;
   }
@@ -33,7 +36,7 @@ export function routesFor(dialect: Dialect, list: readonly Operation[] = operati
       routes.byLegacy.set(`${op.legacy.opt}/${op.legacy.type}`, op);
     }
   }
-  if (list === operationList) {
+  if (list === routeList) {
     cache.set(key, routes);
   }
   return routes;

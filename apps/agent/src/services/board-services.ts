@@ -26,7 +26,10 @@ export interface ServiceOptions {
   http?: HttpTimeouts;
   /** One connection pool shared by many boards (the rack). */
   httpClient?: import('../firmware/http-client.js').HttpClient;
-  /** Prime the catalogue at start (default true; tests that never read it turn it off). */
+  /**
+   * Prime the firmware catalogue at start, as the daemon does (default false: the first GET /firmware/available reads
+   * the persisted catalogue and refreshes it, so an idle controller never loads the HTTP client; see the README).
+   */
   primeCatalogue?: boolean;
   pinnedClientCa?: string;
   configIdentityHeader?: string;

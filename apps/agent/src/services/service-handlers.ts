@@ -1,8 +1,9 @@
-import { ZClientCaRequestSchema, ZPasswordChangeSchema, type TAccessState } from '@tpfleet/board-api';
+import type { TAccessState } from '@tpfleet/board-api';
 import type { z } from 'zod';
 
 import { changePassword } from '../access/password-change.js';
 import { BoardError } from '../backend/backend.js';
+import { loadBoardApi } from '../board-api.js';
 import { exportConfig, importConfig } from '../configdoc/config-document.js';
 import type { Handler, HandlerContext } from '../handlers/context.js';
 import { flagParam, requireParam } from '../handlers/params.js';
@@ -65,15 +66,18 @@ export const postFirmwareSources = withServices(async ({ services, params }) =>
 
 export const getAccess = withServices(async ({ services, actor }) => services.access.state(actor));
 
-export const putAccessClientCa = withServices(async ({ services, body }) =>
-  services.access.putClientCa(jsonBody(ZClientCaRequestSchema, body)),
-);
+// The body schemas (zod) load on the first access call: rare operations, off the hot path.
+export const putAccessClientCa = withServices(async ({ services, body }) => {
+  const { ZClientCaRequestSchema } = await loadBoardApi();
+  return services.access.putClientCa(jsonBody(ZClientCaRequestSchema, body));
+});
 
 export const deleteAccessClientCa = withServices(async ({ services, actor }) =>
   services.access.deleteClientCa(actor.scheme),
 );
 
 export const postAccessPassword = withServices(async ({ services, body }) => {
+  const { ZPasswordChangeSchema } = await loadBoardApi();
   await changePassword(services.accounts, jsonBody(ZPasswordChangeSchema, body));
   return undefined;
 });

@@ -1,46 +1,118 @@
-import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-file.js';
 import type { RootFs } from './root-fs.js';
 
 /** Where the agent keeps what bmcd keeps in `bmcd.bin`; JSON instead of bincode (nothing else reads it). */
 export const STATE_FILE = '/var/lib/bmcd/agent-state.json';
 
-const nodeTuple = <T extends z.ZodType>(item: T) => z.tuple([item, item, item, item]);
+type NodeTuple<T> = [T, T, T, T];
+type UsbRoute = 'Bmc' | 'AlternativePort';
 
-const ZUsbConfigSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('UsbA'), node: z.number().int().min(1).max(4) }),
-  z.object({ kind: z.literal('Bmc'), node: z.number().int().min(1).max(4) }),
-  z.object({
-    kind: z.literal('Node'),
-    node: z.number().int().min(1).max(4),
-    route: z.enum(['Bmc', 'AlternativePort']),
-  }),
-  z.object({
-    kind: z.literal('Flashing'),
-    node: z.number().int().min(1).max(4),
-    route: z.enum(['Bmc', 'AlternativePort']),
-  }),
-]);
-export type UsbConfig = z.infer<typeof ZUsbConfigSchema>;
+export type UsbConfig =
+  | { kind: 'UsbA'; node: number }
+  | { kind: 'Bmc'; node: number }
+  | { kind: 'Node'; node: number; route: UsbRoute }
+  | { kind: 'Flashing'; node: number; route: UsbRoute };
 
-const ZNodeInfoSchema = z.object({
-  name: z.string().nullable(),
-  module_name: z.string().nullable(),
-  uart_baud: z.number().int().nonnegative().nullable(),
-});
+interface PersistedNodeInfo {
+  name: string | null;
+  module_name: string | null;
+  uart_baud: number | null;
+}
 
-const ZStateSchema = z.object({
-  version: z.literal(1),
+export interface PersistedState {
+  version: 1;
   /** bit n = node n+1, as bmcd's `activated_nodes`. */
-  power_mask: z.number().int().min(0).max(15),
+  power_mask: number;
   /** Unix seconds when the node went 0→1; null while off. */
-  power_on_time: nodeTuple(z.number().int().nullable()),
-  usb: ZUsbConfigSchema,
-  node_info: nodeTuple(ZNodeInfoSchema),
+  power_on_time: NodeTuple<number | null>;
+  usb: UsbConfig;
+  node_info: NodeTuple<PersistedNodeInfo>;
   /** Cooling steps set without `mode`, replayed at start (bmcd keeps at most 10 devices). */
-  cooling: z.record(z.string(), z.number().int().nonnegative()),
-});
-export type PersistedState = z.infer<typeof ZStateSchema>;
+  cooling: Record<string, number>;
+}
+
+/*
+ * The file is read by hand, not with zod: the Linux backend reads it at every start, and zod would stay resident on
+ * the 128 MB controller for this one check. `readState` returns null for anything that is not exactly this shape;
+ * unknown keys are dropped.
+ */
+class Invalid extends Error {}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+
+function check(ok: boolean): void {
+  if (!ok) {
+    throw new Invalid();
+  }
+}
+
+function intIn(v: unknown, min: number, max: number): number {
+  check(isInt(v) && v >= min && v <= max);
+  return v as number;
+}
+
+function tupleOf<T>(v: unknown, item: (x: unknown) => T): NodeTuple<T> {
+  check(Array.isArray(v) && v.length === 4);
+  const [a, b, c, d] = (v as unknown[]).map(item);
+  return [a!, b!, c!, d!];
+}
+
+function nullableString(v: unknown): string | null {
+  check(v === null || typeof v === 'string');
+  return v as string | null;
+}
+
+function readUsb(v: unknown): UsbConfig {
+  check(isRecord(v));
+  const { kind, node, route } = v as Record<string, unknown>;
+  const n = intIn(node, 1, 4);
+  if (kind === 'UsbA' || kind === 'Bmc') {
+    return { kind, node: n };
+  }
+  check(kind === 'Node' || kind === 'Flashing');
+  check(route === 'Bmc' || route === 'AlternativePort');
+  return { kind: kind as 'Node' | 'Flashing', node: n, route: route as UsbRoute };
+}
+
+function readNodeInfo(v: unknown): PersistedNodeInfo {
+  check(isRecord(v));
+  const info = v as Record<string, unknown>;
+  const baud = info['uart_baud'];
+  check(baud === null || (isInt(baud) && baud >= 0));
+  return {
+    name: nullableString(info['name']),
+    module_name: nullableString(info['module_name']),
+    uart_baud: baud as number | null,
+  };
+}
+
+/** The persisted state in `value`, or null when it does not have the expected shape. */
+export function readState(value: unknown): PersistedState | null {
+  try {
+    check(isRecord(value));
+    const v = value as Record<string, unknown>;
+    check(v['version'] === 1);
+    const cooling = v['cooling'];
+    check(isRecord(cooling));
+    for (const step of Object.values(cooling as Record<string, unknown>)) {
+      check(isInt(step) && step >= 0);
+    }
+    return {
+      version: 1,
+      power_mask: intIn(v['power_mask'], 0, 15),
+      power_on_time: tupleOf(v['power_on_time'], (t) => (t === null ? null : intIn(t, -Infinity, Infinity))),
+      usb: readUsb(v['usb']),
+      node_info: tupleOf(v['node_info'], readNodeInfo),
+      cooling: { ...(cooling as Record<string, number>) },
+    };
+  } catch (err) {
+    if (err instanceof Invalid) {
+      return null;
+    }
+    throw err;
+  }
+}
 
 export function defaultState(): PersistedState {
   const emptyInfo = () => ({ name: null, module_name: null, uart_baud: null });
@@ -71,8 +143,8 @@ export class StateStore {
       return { state: defaultState(), readable: missing };
     }
     try {
-      const parsed = ZStateSchema.safeParse(JSON.parse(text));
-      return parsed.success ? { state: parsed.data, readable: true } : { state: defaultState(), readable: false };
+      const state = readState(JSON.parse(text));
+      return state ? { state, readable: true } : { state: defaultState(), readable: false };
     } catch {
       return { state: defaultState(), readable: false };
     }
