@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGliteSessionQueue } from './pglite-session-queue.js';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -19,6 +20,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   // PGlite's single session: set it once, public FIRST so Prisma's unqualified migration DDL lands in public.
   await db.exec('CREATE SCHEMA IF NOT EXISTS bullmq; SET search_path TO public, bullmq');
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 });
+  // pglite-socket interleaves different connections' extended-protocol messages on the one session; swap in a queue
+  // that keeps each exchange together (see pglite-session-queue.ts). Its queue is private API: fail loudly if it moved.
+  const internals = server as unknown as { queryQueue?: unknown };
+  if (!internals.queryQueue) {
+    throw new Error('pglite-socket changed: no queryQueue to replace (see src/db/pglite-session-queue.ts)');
+  }
+  internals.queryQueue = new PGliteSessionQueue(db);
   await server.start();
   const port = Number(server.getServerConn().split(':').pop());
   let stopped = false;
