@@ -26,6 +26,28 @@ function demoSecrets() {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
+function rememberRackPort(rackPort) {
+  const file = join(DATA, 'demo-secrets.json');
+  const stored = JSON.parse(readFileSync(file, 'utf8'));
+  writeFileSync(file, `${JSON.stringify({ ...stored, rackPort }, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The rack's old port was taken this time: point the boards a previous run registered at the new one. */
+async function repointBoards(api, token, rackBase) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const res = await fetch(`${api}/api/v1/boards?selector=rack%3Ddemo-rack&limit=500`, { headers });
+  const { items = [] } = res.ok ? await res.json() : {};
+  for (const board of items) {
+    const path = new URL(board.base_url).pathname;
+    await fetch(`${api}/api/v1/boards/${board.id}`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ base_url: `${rackBase}${path}` }),
+    });
+  }
+  log(`the rack moved to ${rackBase}: ${items.length} boards repointed`);
+}
+
 async function choosePort(preferred) {
   return (await tcpOpen(preferred)) ? freePort() : preferred;
 }
@@ -121,7 +143,9 @@ async function main() {
 
   const agentCli = join(root, 'apps/agent/dist/cli.js');
   if (existsSync(agentCli)) {
-    const rackPort = await freePort();
+    // The boards are registered with the rack's address, so the rack keeps its port from one run to the next.
+    const rackPort = await choosePort(secrets.rackPort ?? (await freePort()));
+    rememberRackPort(rackPort);
     log(`starting a simulated rack of ${BOARDS} boards on port ${rackPort}`);
     const rack = start(
       'rack',
@@ -144,6 +168,9 @@ async function main() {
       log(`warning: the rack did not come up: ${err.message}`),
     );
     await registerBoards(api, env.BOOTSTRAP_ADMIN_TOKEN, rackBase);
+    if (secrets.rackPort !== undefined && secrets.rackPort !== rackPort) {
+      await repointBoards(api, env.BOOTSTRAP_ADMIN_TOKEN, rackBase);
+    }
   } else {
     log('warning: the board agent is not built yet (apps/agent/dist/cli.js): no simulated rack started');
   }

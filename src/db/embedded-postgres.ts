@@ -19,7 +19,9 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   // pglite-socket ignores per-connection startup options (BullMQ pins search_path that way) and all clients share
   // PGlite's single session: set it once, public FIRST so Prisma's unqualified migration DDL lands in public.
   await db.exec('CREATE SCHEMA IF NOT EXISTS bullmq; SET search_path TO public, bullmq');
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 });
+  // Every pool of the app connects here (Prisma, a BullMQ pool per queue and worker, LISTEN): connections past the
+  // limit would wait 60 s and be dropped. They cost next to nothing: all share PGlite's one session.
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 256 });
   // pglite-socket interleaves different connections' extended-protocol messages on the one session; swap in a queue
   // that keeps each exchange together (see pglite-session-queue.ts). Its queue is private API: fail loudly if it moved.
   const internals = server as unknown as { queryQueue?: unknown };

@@ -16,7 +16,10 @@ export function queueBackend(config: AppConfig): QueueBackend {
 export function queueRootOptions(config: AppConfig): QueueOptions {
   if (config.redis.url === null) {
     setDefaultBackendFactory(createPostgresBackend);
-    const connection = { connectionString: config.database.url, schema: 'bullmq', migrate: true, max: 5 };
+    // Each Queue and Worker gets its own pool; on the embedded database every connection shares one session, so
+    // more than two per pool only queue up inside PGlite.
+    const max = config.database.embedded ? 2 : 5;
+    const connection = { connectionString: config.database.url, schema: 'bullmq', migrate: true, max };
     // BullMQ's option types describe ioredis options; the PostgreSQL backend takes pg pool options here.
     return { connection: connection as unknown as QueueOptions['connection'], prefix: config.redis.prefix };
   }
