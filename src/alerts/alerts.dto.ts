@@ -18,6 +18,8 @@ export const RULE_KINDS = [
 ] as const;
 export type TRuleKind = (typeof RULE_KINDS)[number];
 export const REMEDIATIONS = ['none', 'fan_max', 'power_off'] as const;
+/** Kinds judged against a threshold; the others are conditions that hold or not (how long: the dwell). */
+export const THRESHOLD_KINDS: readonly string[] = ['temperature', 'sdcard_full'];
 
 const ZSeveritySchema = z.enum(SEVERITY_VALUES);
 export const ZIdParamSchema = z.object({ id: z.uuid({ error: 'expected an id (uuid)' }) });
@@ -103,11 +105,19 @@ const ruleFields = {
       error: 'letters, digits, "_", ":", ".", "-", starting with a letter or "_"',
     })
     .describe('Unique; the alertname label'),
+  description: z.string().max(2000).nullable().default(null).describe('What the rule watches and why (for people)'),
   kind: z.enum(RULE_KINDS).describe('What the rule watches'),
   enabled: z.boolean().default(true),
   severity: ZSeveritySchema,
   sensor: z.string().min(1).max(128).nullable().default(null).describe('temperature: one sensor; null = every sensor'),
-  threshold: z.number().finite().nullable().default(null).describe('°C, percent or seconds, by kind'),
+  threshold: z
+    .number()
+    .finite()
+    .nullable()
+    .default(null)
+    .describe(
+      'temperature: °C; sdcard_full: percent of the card used; other kinds: unused (the dwell is the duration)',
+    ),
   threshold_from: z
     .enum(['trip_active', 'trip_hot'])
     .nullable()
@@ -131,7 +141,7 @@ function partialOf<T extends Record<string, z.ZodType>>(fields: T) {
 }
 
 function checkRule(rule: Partial<Record<keyof typeof ruleFields, unknown>>, ctx: z.RefinementCtx) {
-  const needsThreshold = ['temperature', 'governor_overridden', 'sdcard_full'].includes(String(rule.kind));
+  const needsThreshold = THRESHOLD_KINDS.includes(String(rule.kind));
   if (rule.kind !== undefined && needsThreshold && rule.threshold == null && rule.threshold_from == null) {
     ctx.addIssue({
       code: 'custom',
@@ -166,6 +176,7 @@ export type TRuleUpdate = z.infer<typeof ZRuleUpdateSchema>;
 export const ZRuleSchema = z.object({
   id: z.string(),
   name: z.string(),
+  description: z.string().nullable(),
   kind: z.enum(RULE_KINDS),
   enabled: z.boolean(),
   severity: ZSeveritySchema,

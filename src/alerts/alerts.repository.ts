@@ -35,6 +35,10 @@ export interface EvaluatedBoard {
   thermalAt: Date | null;
   health: unknown;
   firmwareCheck: unknown;
+  cooling: unknown;
+  coolingAt: Date | null;
+  sdcard: unknown;
+  sdcardAt: Date | null;
 }
 
 export interface AlertListFilter {
@@ -86,7 +90,8 @@ export class AlertsRepository {
   boardsPage(afterId: string, take: number): Promise<EvaluatedBoard[]> {
     return this.prisma.$queryRaw<EvaluatedBoard[]>`
       SELECT b."id"::text AS id, b."name", b."labels", b."rack", b."state"::text AS state, b."stateSince",
-        r."thermal", r."thermalAt", r."health", r."firmwareCheck"
+        r."thermal", r."thermalAt", r."health", r."firmwareCheck", r."cooling", r."coolingAt", r."sdcard",
+        r."sdcardAt"
       FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
       WHERE b."decommissionedAt" IS NULL AND b."id"::text > ${afterId}
       ORDER BY b."id"::text

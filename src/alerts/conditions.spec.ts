@@ -22,7 +22,32 @@ const board = (over: Partial<BoardView> = {}): BoardView => ({
   thermalAt: now,
   health: { clock: { synchronised: false, offset_seconds: 3 } },
   firmwareCheck: { stable: { update_available: true, target: 'v2.4.0', running: 'v2.3.0' } },
+  cooling: null,
+  coolingAt: null,
+  sdcard: null,
+  sdcardAt: null,
   ...over,
+});
+const GIB = 1024 ** 3;
+const device = (over: Record<string, unknown> = {}) => ({
+  device: 'system fan',
+  speed: 3,
+  max_speed: 6,
+  zone: 'thermal_zone0',
+  overridden: false,
+  ...over,
+});
+/** A board whose /cooling and /sdcard were read `ageMs` ago. */
+const medium = (cooling: unknown, sdcard: unknown = null, ageMs = 0): Partial<BoardView> => ({
+  cooling,
+  coolingAt: cooling === null ? null : new Date(now.getTime() - ageMs),
+  sdcard,
+  sdcardAt: sdcard === null ? null : new Date(now.getTime() - ageMs),
+});
+const card = (usedGib: number, totalGib = 32) => ({
+  total: totalGib * GIB,
+  free: (totalGib - usedGib) * GIB,
+  use: usedGib * GIB,
 });
 const rule = (over: Partial<RuleView>): RuleView => ({
   kind: 'temperature',
@@ -74,5 +99,72 @@ describe('rule conditions', () => {
     expect(observe(rule({ kind: 'clock_unsynced' }), board(), now)[0]?.violating).toBe(true);
     expect(observe(rule({ kind: 'fan_max' }), board(), now)[0]).toMatchObject({ sensor: 'pwm-fan', violating: true });
     expect(observe(rule({ kind: 'firmware_update' }), board(), now)[0]?.violating).toBe(true);
+  });
+
+  it("fan_max judges the devices' own steps from /cooling, one key per device", () => {
+    const fan = (cooling: unknown[]) =>
+      observe(rule({ kind: 'fan_max' }), board(medium(cooling)), now).map((o) => [o.sensor, o.violating, o.cleared]);
+    // /thermal says pwm-fan is at 6 of 6; /cooling (the device itself) says step 3: not at max.
+    expect(fan([device()])).toEqual([['system fan', false, true]]);
+    expect(fan([device({ speed: 6 })])).toEqual([['system fan', true, false]]);
+    // A device whose steps could not be read (max_speed 0) is not judged.
+    expect(fan([device({ speed: 6 }), device({ device: 'cooling_device1', speed: 0, max_speed: 0 })])).toHaveLength(1);
+  });
+
+  it('fan_max: a stale /cooling gives no data rather than switching to /thermal (the key would change)', () => {
+    expect(observe(rule({ kind: 'fan_max' }), board(medium([device()], null, 3_600_000)), now)).toEqual([]);
+  });
+
+  it('governor_overridden: per zone, violating while any device of the zone is held', () => {
+    const held = observe(
+      rule({ kind: 'governor_overridden' }),
+      board(
+        medium([
+          device({ speed: 6, overridden: true }),
+          device({ device: 'cooling_device1', overridden: true, speed: 6 }),
+          device({ device: 'cooling_device2', zone: 'thermal_zone1' }),
+          device({ device: 'cooling_device3', zone: null }), // no governor to pause: not judged
+        ]),
+      ),
+      now,
+    );
+    expect(held.map((o) => [o.sensor, o.violating, o.cleared])).toEqual([
+      ['thermal_zone0', true, false],
+      ['thermal_zone1', false, true],
+    ]);
+    expect(held[0]!.summary).toBe(
+      'governor of thermal_zone0 paused: system fan held at step 6 of 6, cooling_device1 held at step 6 of 6',
+    );
+    expect(held[0]).toMatchObject({ value: 6, since: null });
+  });
+
+  it('governor_overridden: no zones, no /cooling or a stale one give no data', () => {
+    const gov = rule({ kind: 'governor_overridden' });
+    expect(observe(gov, board(medium([device({ zone: null })])), now)).toEqual([]);
+    expect(observe(gov, board(), now)).toEqual([]);
+    expect(observe(gov, board(medium([device({ overridden: true })], null, 3_600_000)), now)).toEqual([]);
+  });
+
+  it('sdcard_full: percent of the card used, with hysteresis', () => {
+    const sd = (usedGib: number, over: Partial<RuleView> = {}) =>
+      observe(
+        rule({ kind: 'sdcard_full', threshold: 90, hysteresis: 5, ...over }),
+        board(medium(null, card(usedGib))),
+        now,
+      );
+    expect(sd(30)[0]).toMatchObject({ sensor: '', violating: true, cleared: false, value: 93.8, threshold: 90 });
+    expect(sd(30)[0]!.summary).toBe('SD card 93.8 % used (30.0 of 32.0 GiB; threshold 90 %)');
+    expect(sd(28.8)[0]).toMatchObject({ violating: true }); // exactly 90 %
+    expect(sd(28)[0]).toMatchObject({ violating: false, cleared: false }); // 87.5 %: between 85 and 90
+    expect(sd(27)[0]).toMatchObject({ violating: false, cleared: true }); // 84.4 %
+    expect(sd(30, { threshold: 95 })[0]).toMatchObject({ violating: false, cleared: false });
+    expect(sd(30, { threshold: null })[0]).toMatchObject({ violating: true, threshold: 90 });
+  });
+
+  it('sdcard_full: no card figures, an empty total or a stale reading give no data', () => {
+    const sd = rule({ kind: 'sdcard_full', threshold: 90 });
+    expect(observe(sd, board(), now)).toEqual([]);
+    expect(observe(sd, board(medium(null, { total: 0, free: 0, use: 0 })), now)).toEqual([]);
+    expect(observe(sd, board(medium(null, card(31), 3_600_000)), now)).toEqual([]);
   });
 });

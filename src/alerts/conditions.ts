@@ -18,6 +18,11 @@ export interface BoardView {
   thermalAt: Date | null;
   health: unknown;
   firmwareCheck: unknown;
+  /** GET /cooling ([CoolingDevice]) and GET /sdcard's record, read every few polls (polling's medium cadence). */
+  cooling: unknown;
+  coolingAt: Date | null;
+  sdcard: unknown;
+  sdcardAt: Date | null;
 }
 
 /**
@@ -53,8 +58,39 @@ interface Cooler {
   present: boolean;
 }
 
+interface CoolingDevice {
+  device: string;
+  speed: number;
+  max_speed: number;
+  zone: string | null;
+  overridden: boolean;
+}
+interface SdCard {
+  total: number;
+  free: number;
+  use: number;
+}
+
 /** A reading older than this is not evaluated (the board stopped answering; the unreachable rule covers that). */
 export const STALE_READING_MS = 10 * 60 * 1000;
+/** The same for /cooling and /sdcard, read only every few polls (a slow per-board interval must not starve them). */
+export const MEDIUM_STALE_READING_MS = 3 * STALE_READING_MS;
+/** sdcard_full without a threshold (the API requires one; a rule row edited by hand may lack it). */
+export const DEFAULT_SDCARD_PERCENT = 90;
+
+function fresh(at: Date | null, maxAgeMs: number, now: Date): boolean {
+  return at !== null && now.getTime() - at.getTime() <= maxAgeMs;
+}
+
+/** The board's /cooling devices when fresh; null when it has none to judge (never read, or stale). */
+function coolingDevices(board: BoardView, now: Date): CoolingDevice[] | null {
+  return Array.isArray(board.cooling) && fresh(board.coolingAt, MEDIUM_STALE_READING_MS, now)
+    ? (board.cooling as CoolingDevice[])
+    : null;
+}
+
+const GIB = 1024 ** 3;
+const gib = (bytes: number) => (bytes / GIB).toFixed(1);
 
 /** The trip a rule derives its threshold from: the hottest `active` trip, or the `hot` trip. */
 export function derivedThreshold(sensor: Sensor, from: string): number | null {
@@ -112,6 +148,20 @@ export function observe(rule: RuleView, board: BoardView, now: Date): Observatio
       return out;
     }
     case 'fan_max': {
+      // The devices' own steps from /cooling (what an operator or the fan_max remediation sets; upstream bmcd has
+      // no /thermal). /thermal's coolers only for a board that never reported /cooling, so a fan keeps one key.
+      if (board.cooling !== null && board.cooling !== undefined) {
+        return (coolingDevices(board, now) ?? [])
+          .filter((d) => d.max_speed > 0) // 0: the step could not be read
+          .map((d) => ({
+            sensor: d.device,
+            ...flag(d.speed >= d.max_speed),
+            value: d.speed,
+            threshold: d.max_speed,
+            since: null,
+            summary: `${d.device} at step ${d.speed} of ${d.max_speed}`,
+          }));
+      }
       const thermal = board.thermal as { cooling?: Cooler[] } | null;
       if (!thermal?.cooling || !board.thermalAt || now.getTime() - board.thermalAt.getTime() > STALE_READING_MS) {
         return [];
@@ -183,11 +233,50 @@ export function observe(rule: RuleView, board: BoardView, now: Date): Observatio
         },
       ];
     }
-    case 'governor_overridden':
-    case 'sdcard_full':
+    case 'governor_overridden': {
+      // One governor per thermal zone (several devices may share it): the zone is the key. A device bound to no
+      // zone has no governor to pause. How long it has been paused is the rule's dwell.
+      const zones = new Map<string, CoolingDevice[]>();
+      for (const d of coolingDevices(board, now) ?? []) {
+        if (d.zone !== null) {
+          zones.set(d.zone, [...(zones.get(d.zone) ?? []), d]);
+        }
+      }
+      return [...zones].map(([zone, devices]) => {
+        const held = devices.filter((d) => d.overridden);
+        return {
+          sensor: zone,
+          ...flag(held.length > 0),
+          value: held[0]?.speed ?? null,
+          threshold: null,
+          since: null,
+          summary: held.length
+            ? `governor of ${zone} paused: ${held.map((d) => `${d.device} held at step ${d.speed} of ${d.max_speed}`).join(', ')}`
+            : `governor of ${zone} running`,
+        };
+      });
+    }
+    case 'sdcard_full': {
+      const card = board.sdcard as SdCard | null;
+      if (!card || !(card.total > 0) || !fresh(board.sdcardAt, MEDIUM_STALE_READING_MS, now)) {
+        return [];
+      }
+      const threshold = rule.threshold ?? DEFAULT_SDCARD_PERCENT;
+      const percent = (card.use / card.total) * 100;
+      const shown = Math.round(percent * 10) / 10;
+      return [
+        {
+          sensor: '',
+          ...numeric(percent, threshold, rule.hysteresis),
+          value: shown,
+          threshold,
+          since: null,
+          summary: `SD card ${shown} % used (${gib(card.use)} of ${gib(card.total)} GiB; threshold ${threshold} %)`,
+        },
+      ];
+    }
     case 'external':
-      // governor_overridden and sdcard_full need /cooling and /sdcard, which polling does not store yet; external
-      // alerts are raised by other domains (raiseExternal).
+      // Raised by other domains (raiseExternal), never evaluated here.
       return [];
   }
 }

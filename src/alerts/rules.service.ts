@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { NotFoundProblem, ProblemException } from '../common/problem.js';
 import type { AlertRule } from '../generated/prisma/client.js';
-import type { TRule, TRuleCreate, TRuleKind, TRuleUpdate } from './alerts.dto.js';
+import { THRESHOLD_KINDS, type TRule, type TRuleCreate, type TRuleKind, type TRuleUpdate } from './alerts.dto.js';
 import { DEFAULT_RULES } from './default-rules.js';
 import { RuleConflictError, RulesRepository, type RuleData } from './rules.repository.js';
 
@@ -45,11 +45,7 @@ export class RulesService implements OnApplicationBootstrap {
       throw new NotFoundProblem('alert rule', id);
     }
     const merged = { ...toRuleDto(current), ...input };
-    if (
-      ['temperature', 'governor_overridden', 'sdcard_full'].includes(merged.kind) &&
-      merged.threshold === null &&
-      merged.threshold_from === null
-    ) {
+    if (THRESHOLD_KINDS.includes(merged.kind) && merged.threshold === null && merged.threshold_from === null) {
       throw new ProblemException(422, `a ${merged.kind} rule needs threshold or threshold_from`);
     }
     if (merged.threshold_from !== null && merged.kind !== 'temperature') {
@@ -81,6 +77,7 @@ function toData(input: Partial<TRuleCreate>): Partial<RuleData> {
   const data: Partial<RuleData> = {};
   const map: Array<[keyof TRuleCreate, keyof RuleData]> = [
     ['name', 'name'],
+    ['description', 'description'],
     ['kind', 'kind'],
     ['enabled', 'enabled'],
     ['severity', 'severity'],
@@ -108,6 +105,7 @@ export function toRuleDto(rule: AlertRule): TRule {
   return {
     id: rule.id,
     name: rule.name,
+    description: rule.description,
     kind: rule.kind as TRuleKind,
     enabled: rule.enabled,
     severity: rule.severity,

@@ -48,6 +48,11 @@ const FAST_OPS: PollOp[] = [
   },
   { id: 'getThermal', run: (c) => c.thermal(), store: (r, v) => (r.thermal = v) },
 ];
+/** Every MEDIUM_POLL_EVERY-th poll: a held governor and the card's use (alert rules governor_overridden, sdcard_full). */
+const MEDIUM_OPS: PollOp[] = [
+  { id: 'getCooling', run: (c) => c.cooling(), store: (r, v) => (r.cooling = v) },
+  { id: 'getSdcard', run: (c) => c.sdcard(), store: (r, v) => (r.sdcard = v) },
+];
 const SLOW_OPS: PollOp[] = [
   { id: 'getFirmwareCheck', run: (c) => c.firmwareCheck(), store: (r, v) => (r.firmwareCheck = v) },
   { id: 'getFirmwareSlots', run: (c) => c.firmwareSlots(), store: (r, v) => (r.slots = v) },
@@ -70,9 +75,17 @@ function endsPoll(err: unknown): boolean {
   return err instanceof BoardAuthError || err instanceof BoardBannedError || err instanceof BoardUnreachableError;
 }
 
+/** Which cadences are due on this poll besides the fast one. */
+export interface PollDue {
+  /** /firmware/check and /firmware/slots. */
+  slow: boolean;
+  /** /cooling and /sdcard. */
+  medium: boolean;
+}
+
 export async function pollBoard(
   target: PollTarget,
-  slow: boolean,
+  due: PollDue,
   policy: ReachabilityPolicy,
   deps: PollDeps,
   now: () => Date = () => new Date(),
@@ -127,11 +140,12 @@ export async function pollBoard(
     const client = deps.client(current);
     const offered = capabilities(current.dialect, current.daemonVersion ?? undefined);
     // Sequential per board: one login at most, and a board that stopped answering costs one timeout, not four.
-    for (const op of slow ? [...FAST_OPS, ...SLOW_OPS] : FAST_OPS) {
+    const ops = [...FAST_OPS, ...(due.medium ? MEDIUM_OPS : []), ...(due.slow ? SLOW_OPS : [])];
+    for (const op of ops) {
       if (!offered.has(op.id)) {
         continue; // e.g. upstream bmcd has no /health: not a failure, just nothing to read
       }
-      const advisory = SLOW_OPS.includes(op);
+      const advisory = !FAST_OPS.includes(op);
       try {
         op.store(reading, await timed(op.id, () => op.run(client)));
         succeededOps++;
@@ -141,7 +155,9 @@ export async function pollBoard(
         }
         if (advisory && !(err instanceof BoardAuthError || err instanceof BoardBannedError)) {
           // The update check may wait on the internet (GitHub) from the board: a slow or failed check says nothing
-          // about the board's reachability. Recorded (timeline, metrics), never a state change.
+          // about the board's reachability; nor does a card the board cannot statvfs (/sdcard: 400 "Failed to get
+          // microSD card info") — this poll's fast reads already judged that. Recorded (timeline, metrics), never a
+          // state change.
           advisoryFailures.push(failureOf(op.id, err));
           continue;
         }

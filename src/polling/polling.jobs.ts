@@ -10,7 +10,14 @@ export const pollBatchJob = defineJob({
   queue: 'polling',
   payload: z.object({
     boards: z
-      .array(z.object({ id: z.uuid(), slow: z.boolean().describe('also /firmware/check and /firmware/slots') }))
+      .array(
+        z.object({
+          id: z.uuid(),
+          slow: z.boolean().describe('also /firmware/check and /firmware/slots'),
+          // Optional: batches enqueued before the medium cadence existed still parse.
+          medium: z.boolean().optional().describe('also /cooling and /sdcard'),
+        }),
+      )
       .min(1)
       .max(1000),
   }),

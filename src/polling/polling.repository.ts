@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Board } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { MEDIUM_POLL_EVERY } from './polling.settings.js';
 
 /** Scheduler lock id: pg_try_advisory_xact_lock(hashtext('tpfleet:poll-scheduler')). */
 const SCHEDULER_LOCK = 'tpfleet:poll-scheduler';
@@ -28,6 +29,10 @@ export interface PollWrite {
     firmwareCheck?: unknown;
     slots?: unknown;
     about?: unknown;
+    /** GET /cooling, validated by the client ([CoolingDevice]). */
+    cooling?: unknown;
+    /** GET /sdcard's one record ({total, free, use}), validated by the client. */
+    sdcard?: unknown;
     uptimeSeconds?: number | null;
   } | null;
   thermalSamples: Array<{ sensor: string; temperatureC: number }>;
@@ -43,23 +48,25 @@ export class PollingRepository {
    * transaction-scoped advisory lock. The lock makes one instance the scheduler per tick; the claim itself
    * (FOR UPDATE SKIP LOCKED + the UPDATE) would keep two schedulers from claiming the same board even without it.
    * Phase is preserved (next = previous slot + interval) so the jitter given at registration keeps boards spread;
-   * a board more than an interval late is re-spread at random within the next interval.
+   * a board more than an interval late is re-spread at random within the next interval. The medium slot moves
+   * (mediumEvery − ½) intervals on, so it falls due again on the mediumEvery-th poll from now.
    * Returns null when another instance holds the lock.
    */
   async claimDue(
     limit: number,
     defaultIntervalSeconds: number,
     slowIntervalSeconds: number,
-  ): Promise<Array<{ id: string; slow: boolean }> | null> {
+    mediumEvery: number = MEDIUM_POLL_EVERY,
+  ): Promise<Array<{ id: string; slow: boolean; medium: boolean }> | null> {
     return this.prisma.$transaction(async (tx) => {
       const [lock] = await tx.$queryRaw<[{ locked: boolean }]>`
         SELECT pg_try_advisory_xact_lock(hashtext(${SCHEDULER_LOCK})) AS locked`;
       if (!lock?.locked) {
         return null;
       }
-      return tx.$queryRaw<Array<{ id: string; slow: boolean }>>`
+      return tx.$queryRaw<Array<{ id: string; slow: boolean; medium: boolean }>>`
         WITH due AS (
-          SELECT "id", "nextSlowPollAt" <= now() AS slow
+          SELECT "id", "nextSlowPollAt" <= now() AS slow, "nextMediumPollAt" <= now() AS medium
           FROM "Board"
           WHERE "decommissionedAt" IS NULL
             AND "state" <> 'credentials_invalid'
@@ -77,10 +84,15 @@ export class PollingRepository {
           "nextSlowPollAt" = CASE
             WHEN due.slow THEN now() + make_interval(secs => ${slowIntervalSeconds}::float8 * (0.9 + 0.2 * random()))
             ELSE b."nextSlowPollAt"
+          END,
+          "nextMediumPollAt" = CASE
+            WHEN due.medium THEN now() + make_interval(
+              secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) * (${mediumEvery}::float8 - 0.5))
+            ELSE b."nextMediumPollAt"
           END
         FROM due
         WHERE b."id" = due."id"
-        RETURNING b."id"::text AS id, due.slow AS slow`;
+        RETURNING b."id"::text AS id, due.slow AS slow, due.medium AS medium`;
     });
   }
 
@@ -134,6 +146,10 @@ export class PollingRepository {
           slots_at: r.slots !== undefined ? at : null,
           about: r.about ?? null,
           about_at: r.about !== undefined ? at : null,
+          cooling: r.cooling ?? null,
+          cooling_at: r.cooling !== undefined ? at : null,
+          sdcard: r.sdcard ?? null,
+          sdcard_at: r.sdcard !== undefined ? at : null,
           uptime: r.uptimeSeconds ?? null,
         };
       });
@@ -176,12 +192,14 @@ export class PollingRepository {
     if (readings.length) {
       statements.push(this.prisma.$executeRaw`
         INSERT INTO "BoardReading" ("boardId", "health", "healthAt", "thermal", "thermalAt", "firmwareCheck",
-          "firmwareAt", "slots", "slotsAt", "about", "aboutAt", "uptimeSeconds")
+          "firmwareAt", "slots", "slotsAt", "about", "aboutAt", "cooling", "coolingAt", "sdcard", "sdcardAt",
+          "uptimeSeconds")
         SELECT r.id, r.health, r.health_at, r.thermal, r.thermal_at, r.fw, r.fw_at, r.slots, r.slots_at, r.about,
-          r.about_at, r.uptime
+          r.about_at, r.cooling, r.cooling_at, r.sdcard, r.sdcard_at, r.uptime
         FROM jsonb_to_recordset(${JSON.stringify(readings)}::jsonb) AS r(
           id uuid, health jsonb, health_at timestamptz, thermal jsonb, thermal_at timestamptz, fw jsonb,
-          fw_at timestamptz, slots jsonb, slots_at timestamptz, about jsonb, about_at timestamptz, uptime float8)
+          fw_at timestamptz, slots jsonb, slots_at timestamptz, about jsonb, about_at timestamptz, cooling jsonb,
+          cooling_at timestamptz, sdcard jsonb, sdcard_at timestamptz, uptime float8)
         JOIN "Board" b ON b."id" = r.id
         ON CONFLICT ("boardId") DO UPDATE SET
           "health" = COALESCE(EXCLUDED."health", "BoardReading"."health"),
@@ -194,6 +212,10 @@ export class PollingRepository {
           "slotsAt" = COALESCE(EXCLUDED."slotsAt", "BoardReading"."slotsAt"),
           "about" = COALESCE(EXCLUDED."about", "BoardReading"."about"),
           "aboutAt" = COALESCE(EXCLUDED."aboutAt", "BoardReading"."aboutAt"),
+          "cooling" = COALESCE(EXCLUDED."cooling", "BoardReading"."cooling"),
+          "coolingAt" = COALESCE(EXCLUDED."coolingAt", "BoardReading"."coolingAt"),
+          "sdcard" = COALESCE(EXCLUDED."sdcard", "BoardReading"."sdcard"),
+          "sdcardAt" = COALESCE(EXCLUDED."sdcardAt", "BoardReading"."sdcardAt"),
           "uptimeSeconds" = COALESCE(EXCLUDED."uptimeSeconds", "BoardReading"."uptimeSeconds")`);
     }
     if (samples.length) {

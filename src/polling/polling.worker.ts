@@ -6,7 +6,7 @@ import { ConfigService } from '../config/config.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { pollBoard, type PollDeps } from './board-poller.js';
+import { pollBoard, type PollDeps, type PollDue } from './board-poller.js';
 import { compactThermalJob, pollBatchJob } from './polling.jobs.js';
 import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
 import {
@@ -79,12 +79,14 @@ export class PollingWorker {
 
   /** Polls these boards now, in the caller (registration, "poll now"): fast, slow and /about when due. */
   async pollNow(ids: string[]): Promise<void> {
-    await this.pollTargets(ids.map((id) => ({ id, slow: true })));
+    await this.pollTargets(ids.map((id) => ({ id, slow: true, medium: true })));
   }
 
-  private async pollTargets(boards: Array<{ id: string; slow: boolean }>): Promise<{ polled: number; failed: number }> {
-    const slow = new Map(boards.map((b) => [b.id, b.slow]));
-    const targets = await this.repository.loadTargets([...slow.keys()]);
+  private async pollTargets(
+    boards: Array<{ id: string; slow: boolean; medium?: boolean | undefined }>,
+  ): Promise<{ polled: number; failed: number }> {
+    const due = new Map(boards.map((b) => [b.id, { slow: b.slow, medium: b.medium ?? false }]));
+    const targets = await this.repository.loadTargets([...due.keys()]);
     const deps: PollDeps = {
       client: (t) => this.clients.client(t),
       detect: (t) => this.clients.detect(t),
@@ -95,7 +97,7 @@ export class PollingWorker {
       targets
         // The state may have changed since the claim (decommissioned, credentials refused meanwhile).
         .filter((t) => t.decommissionedAt === null && t.state !== 'credentials_invalid')
-        .map((t) => this.limiter.run(() => this.pollOne(t, slow.get(t.id) ?? false, deps))),
+        .map((t) => this.limiter.run(() => this.pollOne(t, due.get(t.id) ?? { slow: false, medium: false }, deps))),
     );
     const done = writes.filter((w): w is PollWrite => w !== null);
     await this.repository.applyPolls(done);
@@ -109,7 +111,7 @@ export class PollingWorker {
     return { polled: done.length, failed: done.filter((w) => !w.succeeded).length };
   }
 
-  private async pollOne(target: PollTarget, slow: boolean, deps: PollDeps): Promise<PollWrite | null> {
+  private async pollOne(target: PollTarget, due: PollDue, deps: PollDeps): Promise<PollWrite | null> {
     // Two overlapping polls of one board could each log in; with a wrong password that is two failures towards
     // the board's ban. One poll per board at a time, and never a second login with refused credentials.
     if (this.inFlight.has(target.id) || this.clients.isRefused(target)) {
@@ -119,7 +121,7 @@ export class PollingWorker {
     try {
       const write = await pollBoard(
         target,
-        slow,
+        due,
         reachabilityPolicy(this.config.polling, target.pollIntervalSeconds),
         deps,
       );

@@ -7,6 +7,8 @@ import { request } from 'undici';
 
 export interface RackProcess {
   url: string;
+  /** The rack's state directory: board i keeps its state (and its microSD card, `sdcard/`) in `boards/<i>`. */
+  stateDir: string;
   boardUrl(i: number): string;
   control(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Logs in to board i directly (from this process, i.e. the same loopback address as the fleet manager). */
@@ -60,6 +62,7 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
   };
   return {
     url,
+    stateDir,
     boardUrl: (i) => `${url}/boards/${i}`,
     control,
     async login(i, password) {

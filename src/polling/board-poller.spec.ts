@@ -1,0 +1,94 @@
+import { describe, expect, it } from '@jest/globals';
+import { BoardCapabilityError, BoardHttpError, type BoardClient } from '@tpfleet/board-api/client';
+import { pollBoard, type PollDeps } from './board-poller.js';
+import type { PollTarget } from './polling.repository.js';
+import type { ReachabilityPolicy } from './reachability.js';
+
+const policy: ReachabilityPolicy = { intervalSeconds: 15, unreachableAfter: 3, maxBackoffSeconds: 600 };
+const cooling = [{ device: 'system fan', speed: 6, max_speed: 6, zone: 'thermal_zone0', overridden: true }];
+const card = { total: 32, free: 2, use: 30 };
+
+const target = (over: Partial<PollTarget> = {}): PollTarget =>
+  ({
+    id: '00000000-0000-4000-8000-000000000001',
+    credentialVersion: 1,
+    dialect: 'agent',
+    daemonVersion: '2.40.0',
+    aboutDue: false,
+    state: 'online',
+    consecutiveFailures: 0,
+    lastUptimeSeconds: null,
+    ...over,
+  }) as PollTarget;
+
+/** A board client answering every read, with some answers replaced by a thrown error; records what was called. */
+function fakeBoard(failing: Partial<Record<'cooling' | 'sdcard', Error>> = {}) {
+  const calls: string[] = [];
+  const answer = (name: string, value: unknown) => () => {
+    calls.push(name);
+    const err = failing[name as 'cooling' | 'sdcard'];
+    return err ? Promise.reject(err) : Promise.resolve(value);
+  };
+  const client = {
+    health: answer('health', { uptime_seconds: 100 }),
+    thermal: answer('thermal', { sensors: [], cooling: [] }),
+    cooling: answer('cooling', cooling),
+    sdcard: answer('sdcard', card),
+    firmwareCheck: answer('firmwareCheck', { stable: null }),
+    firmwareSlots: answer('firmwareSlots', {}),
+  } as unknown as BoardClient;
+  const deps: PollDeps = {
+    client: () => client,
+    detect: () => Promise.reject(new Error('not expected')),
+    saveFacts: () => Promise.resolve(),
+    observe: () => undefined,
+  };
+  return { calls, deps };
+}
+
+describe('pollBoard: the medium cadence (/cooling, /sdcard)', () => {
+  it('reads /cooling and /sdcard only when the medium cadence is due', async () => {
+    const fast = fakeBoard();
+    const write = await pollBoard(target(), { slow: false, medium: false }, policy, fast.deps);
+    expect(fast.calls).toEqual(['health', 'thermal']);
+    expect(write.reading).not.toHaveProperty('cooling');
+
+    const medium = fakeBoard();
+    const due = await pollBoard(target(), { slow: false, medium: true }, policy, medium.deps);
+    expect(medium.calls).toEqual(['health', 'thermal', 'cooling', 'sdcard']);
+    expect(due.reading).toMatchObject({ cooling, sdcard: card });
+    expect(due).toMatchObject({ state: 'online', events: [] });
+  });
+
+  it('skips what the capability matrix does not offer, without a request', async () => {
+    // A fork older than 2.16.0 speaks the legacy form: /cooling and /sdcard yes, /health and /thermal no.
+    const old = fakeBoard();
+    const write = await pollBoard(
+      target({ dialect: 'fork', daemonVersion: '2.10.0' }),
+      { slow: false, medium: true },
+      policy,
+      old.deps,
+    );
+    expect(old.calls).toEqual(['cooling', 'sdcard']);
+    expect(write.reading).toMatchObject({ cooling, sdcard: card });
+  });
+
+  it('a refusal by capability or a 501 is "not offered": no failure, no event, the state stays', async () => {
+    const board = fakeBoard({
+      cooling: new BoardCapabilityError('getCooling', 'agent', '2.40.0', 'the board answered its web interface'),
+      sdcard: new BoardHttpError('getSdcard', 501, 'not implemented'),
+    });
+    const write = await pollBoard(target(), { slow: false, medium: true }, policy, board.deps);
+    expect(write).toMatchObject({ state: 'online', stateChanged: false, events: [] });
+    expect(write.reading).not.toHaveProperty('cooling');
+    expect(write.reading).not.toHaveProperty('sdcard');
+  });
+
+  it('a failed /sdcard is recorded on the timeline but never degrades the board', async () => {
+    const board = fakeBoard({ sdcard: new BoardHttpError('getSdcard', 400, 'Failed to get microSD card info: {}') });
+    const write = await pollBoard(target(), { slow: false, medium: true }, policy, board.deps);
+    expect(write).toMatchObject({ state: 'online', stateChanged: false, consecutiveFailures: 0 });
+    expect(write.reading).toMatchObject({ cooling });
+    expect(write.events).toEqual([expect.objectContaining({ kind: 'poll_failed', summary: 'getSdcard: http_4xx' })]);
+  });
+});
