@@ -1,5 +1,6 @@
 // Request and response shapes of the alerts API (alerts, rules, silences, receivers).
 import { z } from 'zod';
+import { zCsvEnum } from '../common/query-params.js';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { ZPageQuerySchema } from '../common/pagination.js';
 
@@ -24,31 +25,11 @@ export const THRESHOLD_KINDS: readonly string[] = ['temperature', 'sdcard_full']
 const ZSeveritySchema = z.enum(SEVERITY_VALUES);
 export const ZIdParamSchema = z.object({ id: z.uuid({ error: 'expected an id (uuid)' }) });
 
-/** Comma-separated list of enum values in a query string (`status=firing,pending`). */
-function csvOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return z
-    .string()
-    .max(200)
-    .transform((s, ctx) => {
-      const parts = s
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean);
-      for (const p of parts) {
-        if (!(values as readonly string[]).includes(p)) {
-          ctx.addIssue({ code: 'custom', message: `"${p}" is not one of ${values.join(', ')}` });
-          return z.NEVER;
-        }
-      }
-      return parts as Array<T[number]>;
-    });
-}
-
 const ZBooleanQuerySchema = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const ZAlertListQuerySchema = ZPageQuerySchema.extend({
-  status: csvOf(STATUS_VALUES).optional().describe('pending, firing, resolved (comma-separated)'),
-  severity: csvOf(SEVERITY_VALUES).optional().describe('info, warning, critical (comma-separated)'),
+  status: zCsvEnum(STATUS_VALUES).optional().describe('pending, firing, resolved (comma-separated)'),
+  severity: zCsvEnum(SEVERITY_VALUES).optional().describe('info, warning, critical (comma-separated)'),
   board_id: z.uuid().optional(),
   rule: z.string().min(1).max(128).optional().describe('Rule name (or external key)'),
   acknowledged: ZBooleanQuerySchema.optional(),

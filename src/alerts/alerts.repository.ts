@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type Alert, type AlertSeverity, type AlertStatus } from '../generated/prisma/client.js';
 import type { CursorPosition } from '../common/pagination.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import type { BoardView } from './conditions.js';
 
 export type AlertRow = Alert;
 
@@ -23,22 +24,11 @@ export interface NewAlert {
   at: Date;
 }
 
-/** What the evaluator reads of a board: state, labels and the latest stored readings. */
-export interface EvaluatedBoard {
-  id: string;
+/** What the evaluator reads of a board: the readings conditions judge, plus what labels and names the alert. */
+export interface EvaluatedBoard extends BoardView {
   name: string;
   labels: unknown;
   rack: string | null;
-  state: string;
-  stateSince: Date;
-  thermal: unknown;
-  thermalAt: Date | null;
-  health: unknown;
-  firmwareCheck: unknown;
-  cooling: unknown;
-  coolingAt: Date | null;
-  sdcard: unknown;
-  sdcardAt: Date | null;
 }
 
 export interface AlertListFilter {

@@ -2,6 +2,7 @@ import { Controller, Get, type OnModuleDestroy, Query, Req, Res } from '@nestjs/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { RequireRole } from '../auth/auth.decorators.js';
+import { zCsvEnum } from '../common/query-params.js';
 import { EventsBus, type FleetEvent } from './events.bus.js';
 import { JobEventsSource } from './job-events.source.js';
 
@@ -10,24 +11,7 @@ const SEVERITIES = ['info', 'warning', 'critical'] as const;
 const HEARTBEAT_MS = 15_000;
 
 export const ZEventsQuerySchema = z.strictObject({
-  types: z
-    .string()
-    .max(100)
-    .transform((s, ctx) => {
-      const parts = s
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean);
-      for (const p of parts) {
-        if (!(TYPES as readonly string[]).includes(p)) {
-          ctx.addIssue({ code: 'custom', message: `"${p}" is not one of ${TYPES.join(', ')}` });
-          return z.NEVER;
-        }
-      }
-      return parts as Array<(typeof TYPES)[number]>;
-    })
-    .optional()
-    .describe('Only these event types (comma-separated): alert, board_state, job'),
+  types: zCsvEnum(TYPES, 100).optional().describe('Only these event types (comma-separated): alert, board_state, job'),
   board_id: z.uuid().optional().describe('Only events of this board'),
   min_severity: z.enum(SEVERITIES).optional().describe('Alert events at or above this severity'),
 });
