@@ -42,6 +42,8 @@ interface RunPolicy {
 }
 
 interface Run {
+  /** Progress reports in order, off the critical path (a job's progress is for people watching, not for state). */
+  reported: Promise<void>;
   row: InstallRow;
   owner: string;
   policy: RunPolicy;
@@ -115,8 +117,13 @@ export class InstallRunner {
       retries: SINGLE_INSTALL_POLICY.retries,
       window: null,
     };
+    // The three lookups are independent: one round trip's worth of latency instead of three.
+    const [rollout, board, firing] = await Promise.all([
+      row.rolloutId ? this.rollouts.find(row.rolloutId) : Promise.resolve(null),
+      this.boards.findById(row.boardId),
+      fresh ? this.alerts.firing([row.boardId], 'critical') : Promise.resolve(new Map<string, []>()),
+    ]);
     if (row.rolloutId) {
-      const rollout = await this.rollouts.find(row.rolloutId);
       if (!rollout) {
         return this.end(row, owner, 'cancelled', 'the rollout was deleted');
       }
@@ -139,7 +146,6 @@ export class InstallRunner {
           : null,
       };
     }
-    const board = await this.boards.findById(row.boardId);
     if (!board || board.decommissionedAt) {
       return this.end(row, owner, 'failed', 'the board was decommissioned or deleted');
     }
@@ -148,17 +154,18 @@ export class InstallRunner {
       if (board.state === 'unreachable' || board.state === 'credentials_invalid' || board.state === 'banned') {
         return this.end(row, owner, 'blocked', `not started: the board is ${board.state}`);
       }
-      const firing = (await this.alerts.firing([board.id], 'critical')).get(board.id) ?? [];
-      if (firing.length) {
+      const critical = firing.get(board.id) ?? [];
+      if (critical.length) {
         return this.end(
           row,
           owner,
           'blocked',
-          `not started: critical alert firing (${firing.map((a) => a.rule).join(', ')})`,
+          `not started: critical alert firing (${critical.map((a) => a.rule).join(', ')})`,
         );
       }
     }
     const run: Run = {
+      reported: Promise.resolve(),
       row,
       owner,
       policy,
@@ -204,13 +211,17 @@ export class InstallRunner {
         position = positionOf(slots, row.version);
       }
       if (position === 'staged') {
-        await step({ status: 'staged', fromVersion: row.fromVersion ?? slots.running?.version ?? null });
+        const fromVersion = row.fromVersion ?? slots.running?.version ?? null;
+        const windowClosed = Boolean(row.activate && policy.window && !openWindow(policy.window, new Date()).open);
+        if (!row.activate || windowClosed) {
+          await step({ status: 'staged', fromVersion });
+        }
         if (!row.activate) {
           return this.end(row, owner, 'succeeded', `staged ${row.version} for the next boot (not activated)`, {
             slots: slots as object,
           });
         }
-        if (policy.window && !openWindow(policy.window, new Date()).open) {
+        if (policy.window && windowClosed) {
           const opens = nextOpening(policy.window, new Date());
           await this.installs.release(row.id, owner, 'awaiting_window', {
             notBefore: opens,
@@ -226,7 +237,9 @@ export class InstallRunner {
         }
         await this.progress(run, 'rebooting');
         const baseline = slots.promotion_history?.rolled_back ?? 0;
-        await step({ status: 'rebooting', rebootSentAt: new Date(), baselineRolledBack: baseline });
+        // Written before the reboot is sent (a rerun after a crash must not install again); `staged` is skipped on
+        // this path: one write instead of two between the install and the reboot.
+        await step({ status: 'rebooting', fromVersion, rebootSentAt: new Date(), baselineRolledBack: baseline });
         run.row = { ...row, rebootSentAt: new Date(), baselineRolledBack: baseline };
         const refused = await this.sendReboot(run);
         if (refused) {
@@ -258,10 +271,19 @@ export class InstallRunner {
       const timeoutMs = Math.max(1000, Math.min(run.policy.installTimeoutMs, run.deadline - Date.now()));
       let failure: string;
       try {
-        await run.client.installFirmware(
+        const result = await run.client.installFirmware(
           { source: row.source, version: row.version, force: row.force, allowDowngrade: row.allowDowngrade },
           { timeoutMs },
         );
+        if (row.activate && (result as { staged?: unknown } | undefined)?.staged === row.version) {
+          // The board's own answer says the image is staged: go on to the reboot without another round trip.
+          // (The promotion history the verdict compares against cannot change by staging: `before` still holds it.)
+          return {
+            ...before,
+            update_staged: true,
+            staged: { version: row.version, sha256: null, staged_at: null, source: 'tpi-selfupdate', file: null },
+          };
+        }
         const slots = await this.readSlotsUntil(run, run.deadline);
         if (slots && positionOf(slots, row.version) !== 'absent') {
           return slots;
@@ -379,7 +401,9 @@ export class InstallRunner {
   }
 
   private async progress(run: Run, phase: string): Promise<void> {
-    await run.ctx.updateProgress({ install_id: run.row.id, board_id: run.row.boardId, phase }).catch(() => undefined);
+    const report = { install_id: run.row.id, board_id: run.row.boardId, phase };
+    run.reported = run.reported.then(() => run.ctx.updateProgress(report)).catch(() => undefined);
+    return Promise.resolve();
   }
 
   /** A final transition, its timeline entry, and an early poll so the board's facts show the new version. */
@@ -393,14 +417,17 @@ export class InstallRunner {
     if (!(await this.installs.finish(row.id, owner, status, reason, extra))) {
       throw new LeaseLost();
     }
-    await this.timeline.record(row.boardId, 'job', `firmware ${row.version}: ${status.replace('_', ' ')} (${reason})`, {
-      install_id: row.id,
-      rollout_id: row.rolloutId,
-      status,
-    });
-    if (status !== 'blocked' && status !== 'cancelled') {
-      await this.boardsService.requestRefresh(row.boardId).catch(() => undefined);
-    }
+    // Independent of each other: together, so the next board is dispatched sooner.
+    await Promise.all([
+      this.timeline.record(row.boardId, 'job', `firmware ${row.version}: ${status.replace('_', ' ')} (${reason})`, {
+        install_id: row.id,
+        rollout_id: row.rolloutId,
+        status,
+      }),
+      status !== 'blocked' && status !== 'cancelled'
+        ? this.boardsService.requestRefresh(row.boardId).catch(() => undefined)
+        : undefined,
+    ]);
     return status;
   }
 }

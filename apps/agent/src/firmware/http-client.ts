@@ -24,6 +24,8 @@ export interface HttpTimeouts {
   headersMs?: number;
   /** Silence between two body chunks. Default 60 s. */
   bodyMs?: number;
+  /** Connections per origin. Default 4 (one board); a rack sharing one client among its boards needs more. */
+  connections?: number;
 }
 
 export class HttpError extends Error {
@@ -55,7 +57,7 @@ export class HttpClient {
         connect: { timeout: this.timeouts.connectMs ?? 10_000 },
         headersTimeout: this.timeouts.headersMs ?? 30_000,
         bodyTimeout: this.timeouts.bodyMs ?? 60_000,
-        connections: 4,
+        connections: this.timeouts.connections ?? 4,
       });
       return { agent, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: 5 })), request };
     }));

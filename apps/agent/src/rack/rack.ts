@@ -222,7 +222,8 @@ export class Rack {
             primeCatalogue: false,
             auditFile: join(stateDir, 'audit.log'),
             ...this.options.services,
-            httpClient: (this.http ??= new HttpClient(this.options.services?.http)),
+            // Shared by every board of the rack: as wide as a rollout's concurrency, or installs queue for it.
+            httpClient: (this.http ??= new HttpClient({ connections: 32, ...this.options.services?.http })),
           })
         : undefined;
       const app = new AgentApp({
