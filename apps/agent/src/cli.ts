@@ -75,7 +75,7 @@ async function runAgent(raw: AgentArgs): Promise<void> {
   const metrics =
     args.metricsPort === undefined
       ? undefined
-      : (await import('./metrics/metrics-server.js')).createMetricsServer(backend);
+      : (await import('./metrics/metrics-server.js')).createMetricsServer(backend, services.firmware.slots);
   const metricsPort = metrics ? await metrics.listen(args.metricsPort!, args.host) : undefined;
   process.stdout.write(
     `board-agent listening on ${useTls ? 'https' : 'http'}://${hostForUrl(args.host)}:${port}/api/bmc (${board.describe})` +

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { renderBoardMetrics } from '../metrics/board-metrics.js';
+import { promotionTimestampSeconds } from '../metrics/firmware-metrics.js';
 import { AgentHarness } from '../testing/harness.js';
 
 describe('node numbering per spelling', () => {
@@ -84,6 +85,23 @@ describe('metrics text', () => {
     expect(text).not.toMatch(/bmcd_node_power_on_seconds\{node="node1"\}/); // absent readings are not written as 0
     expect(text).not.toMatch(/hostname=|instance=/);
     expect(text.endsWith('\n\n')).toBe(true);
+  });
+
+  it('writes the USB routing and, with a slots driver, the firmware families', async () => {
+    const text = await renderBoardMetrics(h.backend, h.services.firmware.slots);
+    expect(text).toMatch(
+      /bmcd_usb_config\{node="Node \d",mode="(Host|Device|Flash)",route="(Bmc|AlternativePort)",bus_type="[^"]+"\} 1\n/,
+    );
+    expect(text).toMatch(/bmcd_firmware_slot_info\{slot="running",volume="rootfs",version="2\.30\.0"\} 1\n/);
+    expect(text).toContain('bmcd_firmware_update_staged 0\n');
+    // Without a driver (e.g. an old caller) the firmware families are absent, never zero.
+    expect(await renderBoardMetrics(h.backend)).not.toContain('bmcd_firmware_');
+  });
+
+  it('reads the promotion log stamp only when it is UTC', () => {
+    expect(promotionTimestampSeconds('Mon Sep  7 19:30:22 UTC 2026')).toBe(Date.UTC(2026, 8, 7, 19, 30, 22) / 1000);
+    expect(promotionTimestampSeconds('Mon Sep  7 19:30:22 CEST 2026')).toBeNull();
+    expect(promotionTimestampSeconds('garbage')).toBeNull();
   });
 });
 

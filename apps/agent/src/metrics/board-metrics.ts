@@ -1,12 +1,19 @@
+import type { TFirmwareSlots } from '@tpfleet/board-api';
 import { type BoardBackend, NODE_IDS } from '../backend/backend.js';
+import { writeFirmwareFamilies } from './firmware-metrics.js';
 import { PrometheusText } from './prometheus.js';
+
+/** Where the firmware families come from: the board's slots driver (absent: those families are left out). */
+export interface FirmwareSlotsSource {
+  slots(): Promise<TFirmwareSlots>;
+}
 
 /**
  * The `bmcd_*` families (facts §7.2) for the readings the backend offers. No instance or hostname label: renaming a
  * board moves no series. A reading that fails is left out (its families vanish) instead of failing the scrape.
  */
-export async function renderBoardMetrics(backend: BoardBackend): Promise<string> {
-  const [about, thermal, cooling, network, power, nodes, armed, health] = await Promise.all([
+export async function renderBoardMetrics(backend: BoardBackend, firmware?: FirmwareSlotsSource): Promise<string> {
+  const [about, thermal, cooling, network, power, nodes, armed, health, usb, slots] = await Promise.all([
     settle(backend.about()),
     settle(backend.thermal()),
     settle(backend.getCooling()),
@@ -15,6 +22,8 @@ export async function renderBoardMetrics(backend: BoardBackend): Promise<string>
     settle(backend.getNodes()),
     settle(backend.usbBootArmed()),
     settle(backend.health()),
+    settle(backend.getUsb()),
+    firmware ? settle(firmware.slots()) : undefined,
   ]);
   const out = new PrometheusText();
 
@@ -160,6 +169,15 @@ export async function renderBoardMetrics(backend: BoardBackend): Promise<string>
     out.single('bmcd_clock_synchronised', 'gauge', 'Whether the clock is synchronised', bool(clock.synchronised));
     out.single('bmcd_clock_stratum', 'gauge', 'NTP stratum', clock.stratum);
     out.single('bmcd_clock_offset_seconds', 'gauge', 'System clock minus true time', clock.offset_seconds);
+  }
+  if (usb) {
+    // Label spellings are not confirmed for the daemon (facts §10.2): node as the API reports it (`Node 2`).
+    out.family('bmcd_usb_config', 'gauge', 'The USB routing in effect', [
+      { labels: { node: usb.node, mode: usb.mode, route: usb.route, bus_type: usb.bus_type }, value: 1 },
+    ]);
+  }
+  if (slots) {
+    writeFirmwareFamilies(out, slots);
   }
   return out.toString();
 }

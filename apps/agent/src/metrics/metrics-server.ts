@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { BoardBackend } from '../backend/backend.js';
 import { sendText } from '../server/reply.js';
 import { closeServer, listen } from '../server/server.js';
-import { renderBoardMetrics } from './board-metrics.js';
+import { type FirmwareSlotsSource, renderBoardMetrics } from './board-metrics.js';
 import { CONTENT_TYPE } from './prometheus.js';
 
 export interface MetricsServer {
@@ -13,7 +13,7 @@ export interface MetricsServer {
 }
 
 /** `GET /metrics` on its own plain-HTTP listener, without a credential (as the board's port 9110). */
-export function createMetricsServer(backend: BoardBackend): MetricsServer {
+export function createMetricsServer(backend: BoardBackend, firmware?: FirmwareSlotsSource): MetricsServer {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
@@ -22,7 +22,7 @@ export function createMetricsServer(backend: BoardBackend): MetricsServer {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendText(res, 405, 'GET /metrics', { Allow: 'GET, HEAD' });
     }
-    renderBoardMetrics(backend).then(
+    renderBoardMetrics(backend, firmware).then(
       (text) => {
         const body = Buffer.from(text, 'utf8');
         res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Content-Length': String(body.length) });

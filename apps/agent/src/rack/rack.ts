@@ -184,7 +184,7 @@ export class Rack {
     }
     const live = await this.startBoard(slot);
     if (rest === '/metrics') {
-      const text = Buffer.from(await renderBoardMetrics(live.backend), 'utf8');
+      const text = Buffer.from(await renderBoardMetrics(live.backend, live.services?.firmware.slots), 'utf8');
       res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Content-Length': String(text.length) });
       res.end(text);
       return;
