@@ -96,7 +96,7 @@ export class PollingRepository {
     });
   }
 
-  /** The boards of one batch with the last uptime seen: one query, whatever the batch size. */
+  /** The boards of one batch with the last uptime seen: one query, whatever the batch size (by the primary key). */
   async loadTargets(ids: string[]): Promise<PollTarget[]> {
     if (ids.length === 0) {
       return [];
@@ -104,37 +104,41 @@ export class PollingRepository {
     return this.prisma.$queryRaw<PollTarget[]>`
       SELECT b.*, r."uptimeSeconds" AS "lastUptimeSeconds"
       FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
-      WHERE b."id"::text = ANY(${ids})`;
+      WHERE b."id" = ANY(${ids}::uuid[])`;
   }
 
   /**
-   * Writes a batch of polls: board state (one UPDATE), latest readings (one upsert), thermal samples (one INSERT),
-   * timeline events (one INSERT). Rows travel as one JSON parameter each, so there is no per-board statement and
-   * no bound-parameter limit to split around.
+   * Writes a batch of polls in ONE statement (one round trip, atomic without BEGIN/COMMIT): board state (UPDATE),
+   * latest readings (upsert), thermal samples and timeline events (INSERTs), as data-modifying CTEs, which
+   * PostgreSQL runs to completion whether or not the final SELECT reads them. Rows travel as one JSON parameter per
+   * table, so there is no per-board statement and no bound-parameter limit to split around. An empty list is `[]`
+   * (no rows), which keeps the statement's text the same for every batch.
    */
   async applyPolls(writes: PollWrite[]): Promise<void> {
     if (writes.length === 0) {
       return;
     }
-    const boards = writes.map((w) => ({
-      id: w.boardId,
-      cv: w.credentialVersion,
-      at: w.polledAt.toISOString(),
-      ok: w.succeeded,
-      state: w.state,
-      changed: w.stateChanged,
-      reason: w.stateReason,
-      failures: w.consecutiveFailures,
-      next: w.nextPollAt?.toISOString() ?? null,
-      banned: w.bannedUntil?.toISOString() ?? null,
-      about: w.aboutDue,
-    }));
-    const readings = writes
-      .filter((w) => w.reading !== null)
-      .map((w) => {
-        const r = w.reading!;
-        const at = w.polledAt.toISOString();
-        return {
+    const boards: unknown[] = [];
+    const readings: unknown[] = [];
+    const samples: unknown[] = [];
+    const events: unknown[] = [];
+    for (const w of writes) {
+      const at = w.polledAt.toISOString();
+      boards.push({
+        id: w.boardId,
+        cv: w.credentialVersion,
+        at,
+        ok: w.succeeded,
+        state: w.state,
+        reason: w.stateReason,
+        failures: w.consecutiveFailures,
+        next: w.nextPollAt?.toISOString() ?? null,
+        banned: w.bannedUntil?.toISOString() ?? null,
+        about: w.aboutDue,
+      });
+      const r = w.reading;
+      if (r !== null) {
+        readings.push({
           id: w.boardId,
           health: r.health ?? null,
           health_at: r.health !== undefined ? at : null,
@@ -151,28 +155,18 @@ export class PollingRepository {
           sdcard: r.sdcard ?? null,
           sdcard_at: r.sdcard !== undefined ? at : null,
           uptime: r.uptimeSeconds ?? null,
-        };
-      });
-    const samples = writes.flatMap((w) =>
-      w.thermalSamples.map((s) => ({
-        id: w.boardId,
-        sensor: s.sensor,
-        at: w.polledAt.toISOString(),
-        t: s.temperatureC,
-      })),
-    );
-    const events = writes.flatMap((w) =>
-      w.events.map((e) => ({
-        id: w.boardId,
-        at: w.polledAt.toISOString(),
-        kind: e.kind,
-        summary: e.summary,
-        detail: e.detail ?? null,
-      })),
-    );
+        });
+      }
+      for (const sample of w.thermalSamples) {
+        samples.push({ id: w.boardId, sensor: sample.sensor, at, t: sample.temperatureC });
+      }
+      for (const e of w.events) {
+        events.push({ id: w.boardId, at, kind: e.kind, summary: e.summary, detail: e.detail ?? null });
+      }
+    }
 
-    const statements = [
-      this.prisma.$executeRaw`
+    await this.prisma.$executeRaw`
+      WITH board_rows AS (
         UPDATE "Board" b SET
           "lastPolledAt" = r.at,
           "lastSuccessAt" = CASE WHEN r.ok THEN r.at ELSE b."lastSuccessAt" END,
@@ -185,12 +179,11 @@ export class PollingRepository {
           "aboutDue" = r.about,
           "updatedAt" = now()
         FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(
-          id uuid, cv int, at timestamptz, ok boolean, state text, changed boolean, reason text, failures int,
+          id uuid, cv int, at timestamptz, ok boolean, state text, reason text, failures int,
           next timestamptz, banned timestamptz, about boolean)
-        WHERE b."id" = r.id AND b."credentialVersion" = r.cv AND b."decommissionedAt" IS NULL`,
-    ];
-    if (readings.length) {
-      statements.push(this.prisma.$executeRaw`
+        WHERE b."id" = r.id AND b."credentialVersion" = r.cv AND b."decommissionedAt" IS NULL
+      ),
+      reading_rows AS (
         INSERT INTO "BoardReading" ("boardId", "health", "healthAt", "thermal", "thermalAt", "firmwareCheck",
           "firmwareAt", "slots", "slotsAt", "about", "aboutAt", "cooling", "coolingAt", "sdcard", "sdcardAt",
           "uptimeSeconds")
@@ -216,22 +209,21 @@ export class PollingRepository {
           "coolingAt" = COALESCE(EXCLUDED."coolingAt", "BoardReading"."coolingAt"),
           "sdcard" = COALESCE(EXCLUDED."sdcard", "BoardReading"."sdcard"),
           "sdcardAt" = COALESCE(EXCLUDED."sdcardAt", "BoardReading"."sdcardAt"),
-          "uptimeSeconds" = COALESCE(EXCLUDED."uptimeSeconds", "BoardReading"."uptimeSeconds")`);
-    }
-    if (samples.length) {
-      statements.push(this.prisma.$executeRaw`
+          "uptimeSeconds" = COALESCE(EXCLUDED."uptimeSeconds", "BoardReading"."uptimeSeconds")
+      ),
+      sample_rows AS (
         INSERT INTO "ThermalSample" ("boardId", "sensor", "at", "temperatureC")
         SELECT r.id, r.sensor, r.at, r.t
-        FROM jsonb_to_recordset(${JSON.stringify(samples)}::jsonb) AS r(id uuid, sensor text, at timestamptz, t float8)`);
-    }
-    if (events.length) {
-      statements.push(this.prisma.$executeRaw`
+        FROM jsonb_to_recordset(${JSON.stringify(samples)}::jsonb) AS r(id uuid, sensor text, at timestamptz, t float8)
+      ),
+      event_rows AS (
         INSERT INTO "BoardEvent" ("boardId", "at", "kind", "summary", "detail")
         SELECT r.id, r.at, r.kind, r.summary, r.detail
-        FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(id uuid, at timestamptz, kind text, summary text, detail jsonb)
-        JOIN "Board" b ON b."id" = r.id`);
-    }
-    await this.prisma.$transaction(statements);
+        FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(
+          id uuid, at timestamptz, kind text, summary text, detail jsonb)
+        JOIN "Board" b ON b."id" = r.id
+      )
+      SELECT 1`;
   }
 
   /** Stores what detection learned. */

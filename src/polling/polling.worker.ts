@@ -101,9 +101,10 @@ export class PollingWorker {
     );
     const done = writes.filter((w): w is PollWrite => w !== null);
     await this.repository.applyPolls(done);
+    const byId = new Map(targets.map((t) => [t.id, t]));
     for (const w of done) {
       this.metrics.polls.inc({ state: w.state });
-      const previous = targets.find((t) => t.id === w.boardId)?.lastPolledAt;
+      const previous = byId.get(w.boardId)?.lastPolledAt;
       if (previous) {
         this.metrics.staleness.observe((w.polledAt.getTime() - previous.getTime()) / 1000);
       }

@@ -297,7 +297,8 @@ export class BoardClient {
       };
     }
     if (op.method === 'GET') {
-      const query = new URLSearchParams(wire).toString();
+      // Most reads (every poll) have no parameters: skip building an empty query.
+      const query = Object.keys(wire).length === 0 ? '' : new URLSearchParams(wire).toString();
       return { method: 'GET', path: query ? `${path}?${query}` : path, headers };
     }
     if (Object.keys(wire).length === 0) {

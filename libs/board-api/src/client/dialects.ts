@@ -108,11 +108,28 @@ function forkSince(id: OperationId): string {
   return since === '2.26.0' ? FORK_PATH_FORM_SINCE : since;
 }
 
+const CAPABILITY_CACHE_MAX = 1000;
+const capabilityCache = new Map<string, ReadonlySet<OperationId>>();
+
 /**
  * The capability matrix: the operation ids a board of this dialect and daemon version offers.
  * agent: all 38. fork: by release (a fork older than 2.16.0 is treated like upstream). upstream: the legacy set.
  */
 export function capabilities(dialect: Dialect, daemonVersion?: string): ReadonlySet<OperationId> {
+  // Asked on every poll of every board: computed once per (dialect, version). Read-only sets, so sharing is safe.
+  const key = `${dialect}|${daemonVersion ?? ''}`;
+  let offered = capabilityCache.get(key);
+  if (offered === undefined) {
+    offered = computeCapabilities(dialect, daemonVersion);
+    if (capabilityCache.size >= CAPABILITY_CACHE_MAX) {
+      capabilityCache.clear(); // versions seen in a fleet are few; this only bounds a pathological input
+    }
+    capabilityCache.set(key, offered);
+  }
+  return offered;
+}
+
+function computeCapabilities(dialect: Dialect, daemonVersion?: string): ReadonlySet<OperationId> {
   if (dialect === 'agent') {
     return new Set(operationList.map((op) => op.id));
   }
@@ -182,8 +199,9 @@ const ZCoolingDeviceLenientSchema = ZCoolingDeviceSchema.extend({
   zone: z.string().nullable().optional(),
   overridden: z.boolean().optional(),
 });
+const ZCoolingDeviceLenientListSchema = z.array(ZCoolingDeviceLenientSchema);
 export function normaliseCooling(raw: unknown): Parsed<TCoolingDevice[]> {
-  const parsed = z.array(ZCoolingDeviceLenientSchema).safeParse(raw);
+  const parsed = ZCoolingDeviceLenientListSchema.safeParse(raw);
   if (!parsed.success) {
     return { success: false, error: parsed.error };
   }
