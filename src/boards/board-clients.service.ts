@@ -123,6 +123,10 @@ export class BoardClientsService implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.clients.clear();
-    await this.dispatcher.close();
+    // close() lets requests in flight finish; a dispatcher already closed or destroyed needs nothing more (seen when
+    // a bench closed the app while polls were still failing against a stopping database).
+    if (!this.dispatcher.closed && !this.dispatcher.destroyed) {
+      await this.dispatcher.close();
+    }
   }
 }
