@@ -1,10 +1,11 @@
-// Rollout benchmark: a 1,000-board rollout through the fleet manager (API + worker in one process, PostgreSQL,
-// Redis) against a `board-agent rack` whose boards take BENCH_INSTALL_MS to install (download + flash, modelled by
+// Rollout benchmark: a 1,000-board rollout through the fleet manager (built, in an api and a worker process as
+// production runs it; PostgreSQL, Redis) against a `board-agent rack` whose boards take BENCH_INSTALL_MS to install (download + flash, modelled by
 // the rack's --install-delay-ms) and BENCH_BOOT_MS to reboot (--boot-delay-ms), promotion gate included. Reports
 // the wall time against the ideal schedule: for each wave, ceil(size / concurrency) rounds of install + reboot.
 //
-//   TEST_DATABASE_URL=... TEST_REDIS_URL=redis://127.0.0.1:6379 BENCH_BOARDS=1000 \
-//   NODE_OPTIONS=--experimental-vm-modules npx jest --roots '<rootDir>/bench' --testMatch '**/rollout.bench.ts' --forceExit
+//   BENCH_BOARDS=1000 npm run bench -- rollout
+//
+// The firmware host the boards download from lives in the bench's own process.
 import { expect, it } from '@jest/globals';
 import { apiClient, waitFor } from '../test/boards/api.js';
 import { startRack } from '../test/boards/rack.js';
@@ -18,8 +19,10 @@ import {
   waitOnline,
   type Api,
 } from '../test/firmware/helpers.js';
-import { startTestApp } from '../test/support/app.js';
+import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../test/support/app.js';
+import { createTestDatabase, testQueuePrefix } from '../test/support/database.js';
 import { testEnv } from '../test/support/env.js';
+import { startFleetProcess, type FleetProcess } from './lib/fleet-process.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 1000);
 const INSTALL_MS = Number(process.env.BENCH_INSTALL_MS ?? 2000);
@@ -37,16 +40,24 @@ it(`rolls out to ${BOARDS} boards`, async () => {
     '--install-delay-ms',
     String(INSTALL_MS),
   ]);
-  const app = await startTestApp({
-    redisUrl: testEnv.redisUrl ?? undefined,
-    env: {
-      POLL_INTERVAL_SECONDS: '10',
-      POLL_SLOW_INTERVAL_SECONDS: '30',
-      POLL_CONCURRENCY: '64',
-      POLL_TIMEOUT_MS: '5000',
-    },
-  });
-  const api = apiClient(app.baseUrl) as Api;
+  if (!testEnv.redisUrl || !testEnv.databaseUrl) {
+    throw new Error('the rollout bench needs PostgreSQL and Redis: run it with `npm run bench -- rollout`');
+  }
+  const db = await createTestDatabase();
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: testEnv.redisUrl,
+    QUEUE_PREFIX: testQueuePrefix(),
+    BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SECRET_KEY: TEST_SECRET_KEY,
+    POLL_INTERVAL_SECONDS: '10',
+    POLL_SLOW_INTERVAL_SECONDS: '30',
+    POLL_CONCURRENCY: '64',
+    POLL_TIMEOUT_MS: '5000',
+  };
+  const fleet: FleetProcess[] = [];
+  fleet.push(await startFleetProcess('api', env), await startFleetProcess('worker', env));
+  const api = apiClient(fleet[0]!.url) as Api;
   try {
     await registerBoards(
       api,
@@ -113,8 +124,16 @@ it(`rolls out to ${BOARDS} boards`, async () => {
         '',
       ].join('\n'),
     );
+  } catch (err) {
+    for (const f of fleet) {
+      console.error(`fleet ${f.role} output:\n${f.output()}`);
+    }
+    throw err;
   } finally {
-    await app.close();
+    for (const f of fleet) {
+      await f.stop();
+    }
+    await db.drop();
     await rack.stop();
     await host.close();
   }

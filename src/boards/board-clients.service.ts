@@ -47,8 +47,9 @@ export class BoardClientsService implements OnModuleDestroy {
       rejectUnauthorized: false,
       connectTimeoutMs: Math.min(this.timeoutMs, 5000),
       // Per origin. A real board gets at most a few requests at once; a simulated rack puts every board behind one
-      // origin, so the pool must be as wide as the polling concurrency.
-      connections: Math.max(4, config.polling.concurrency),
+      // origin, so the pool must be as wide as both polling lanes together (a slow lane waiting on update checks
+      // must not hold the connections the fast lane needs).
+      connections: Math.max(4, config.polling.concurrency + config.polling.slowConcurrency),
     });
   }
 

@@ -208,8 +208,10 @@ export class ConfigBackupsRepository {
   /**
    * Claims the boards whose backup is due and moves each one's next time one interval on, in one statement under
    * a try-lock: only one scheduler claims per tick, and the ON CONFLICT condition re-checks the due time, so a
-   * board cannot be claimed twice. A board never backed up is due at once. Returns null when another instance
-   * holds the lock.
+   * board cannot be claimed twice. A board never backed up is due at once; its second backup falls at a random
+   * point between half and one and a half intervals later, and every later one an interval after the previous, so
+   * boards registered together (a bulk registration of thousands) do not all export at the same minute every day.
+   * Returns null when another instance holds the lock.
    */
   async claimDueBackups(
     now: Date,
@@ -225,14 +227,17 @@ export class ConfigBackupsRepository {
       }
       return tx.$queryRaw<Array<{ boardId: string; nextBackupAt: Date }>>`
         WITH due AS (
-          SELECT b."id", COALESCE(s."backupIntervalSeconds", ${defaultIntervalSeconds}) AS iv
+          SELECT b."id", COALESCE(s."backupIntervalSeconds", ${defaultIntervalSeconds}) AS iv,
+            s."nextBackupAt" IS NULL AS first
           FROM "Board" b LEFT JOIN "ConfigBoardState" s ON s."boardId" = b."id"
           WHERE b."decommissionedAt" IS NULL AND (s."nextBackupAt" IS NULL OR s."nextBackupAt" <= ${now})
           ORDER BY s."nextBackupAt" NULLS FIRST
           LIMIT ${max}
         )
         INSERT INTO "ConfigBoardState" ("boardId", "nextBackupAt", "updatedAt")
-        SELECT "id", ${now}::timestamptz + make_interval(secs => iv), now() FROM due
+        SELECT "id", ${now}::timestamptz + make_interval(secs => CASE WHEN first THEN iv * (0.5 + random()) ELSE iv END),
+          now()
+        FROM due
         ON CONFLICT ("boardId") DO UPDATE SET "nextBackupAt" = EXCLUDED."nextBackupAt", "updatedAt" = now()
           WHERE "ConfigBoardState"."nextBackupAt" IS NULL OR "ConfigBoardState"."nextBackupAt" <= ${now}
         RETURNING "boardId"::text AS "boardId", "nextBackupAt"`;

@@ -78,12 +78,17 @@ export const envSchema = z.object({
     })
     .describe('Comma-separated previous SECRET_KEYs, still accepted for decryption during a key rotation.'),
   POLL_INTERVAL_SECONDS: int(15, 1, 86400).describe('How often each reachable board is polled.'),
-  POLL_SLOW_INTERVAL_SECONDS: int(3600, 1, 604800).describe('How often an unreachable board is retried.'),
+  POLL_SLOW_INTERVAL_SECONDS: int(3600, 1, 604800).describe(
+    'How often /firmware/check and /firmware/slots are read, and how often an unreachable board is retried at most.',
+  ),
   POLL_UNREACHABLE_AFTER: int(3, 1, 1000).describe(
     'Consecutive failed polls after which a board counts as unreachable.',
   ),
   POLL_CONCURRENCY: int(64, 1, 1000).describe(
     'Boards polled at the same time by one worker process (also the width of the connection pool to each board origin).',
+  ),
+  POLL_SLOW_CONCURRENCY: int(32, 1, 1000).describe(
+    'Boards whose /firmware/check and /firmware/slots one worker process reads at the same time. A lane of its own: a board checking for updates on a slow or missing uplink must not hold up anyone’s health polls.',
   ),
   POLL_TIMEOUT_MS: int(5000, 100, 600000).describe('Timeout of one request to a board.'),
   LOG_LEVEL: z

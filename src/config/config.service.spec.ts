@@ -29,6 +29,7 @@ describe('configuration', () => {
       slowIntervalSeconds: 3600,
       unreachableAfter: 3,
       concurrency: 64,
+      slowConcurrency: 32,
       timeoutMs: 5000,
     });
     expect(c.role).toBe('all');

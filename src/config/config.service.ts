@@ -26,6 +26,8 @@ export interface AppConfig {
     slowIntervalSeconds: number;
     unreachableAfter: number;
     concurrency: number;
+    /** Width of the slow lane (/firmware/check, /firmware/slots). */
+    slowConcurrency: number;
     timeoutMs: number;
   };
   role: Role;
@@ -87,6 +89,7 @@ export function parseConfig(env: EnvSource): AppConfig {
       slowIntervalSeconds: e.POLL_SLOW_INTERVAL_SECONDS,
       unreachableAfter: e.POLL_UNREACHABLE_AFTER,
       concurrency: e.POLL_CONCURRENCY,
+      slowConcurrency: e.POLL_SLOW_CONCURRENCY,
       timeoutMs: e.POLL_TIMEOUT_MS,
     },
     role: e.ROLE,

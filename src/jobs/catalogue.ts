@@ -2,7 +2,7 @@ import { deliverAlertsJob, evaluateAlertsJob, remediateAlertJob } from '../alert
 import { nodeActionJob } from '../boards/node-actions.jobs.js';
 import { configBackupJob, configPushJob, configRestoreJob } from '../config-backups/config-backups.jobs.js';
 import { firmwareInstallJob, pushSourcesJob } from '../firmware/firmware.jobs.js';
-import { compactThermalJob, pollBatchJob } from '../polling/polling.jobs.js';
+import { compactThermalJob, pollBatchJob, pollSlowJob } from '../polling/polling.jobs.js';
 import type { JobDefinition } from './job-definition.js';
 
 /**
@@ -12,6 +12,7 @@ import type { JobDefinition } from './job-definition.js';
  */
 export const jobCatalogue: readonly JobDefinition[] = [
   pollBatchJob,
+  pollSlowJob,
   compactThermalJob,
   nodeActionJob,
   evaluateAlertsJob,

@@ -9,6 +9,9 @@ export function queueConcurrency(queue: QueueName, config: AppConfig): number {
   switch (queue) {
     case 'polling':
       return config.polling.concurrency;
+    case 'polling-slow':
+      // Batches are small in steady state (boards ÷ slow interval a second), so one job per board slot.
+      return config.polling.slowConcurrency;
     case 'actions':
       return 16;
     case 'firmware':

@@ -9,6 +9,7 @@ import {
   capabilities,
   errorReason,
   type BoardClient,
+  type CallOptions,
   type DetectedBoard,
 } from '@tpfleet/board-api/client';
 import type { OperationId } from '@tpfleet/board-api';
@@ -33,7 +34,7 @@ type Reading = NonNullable<PollWrite['reading']>;
 
 interface PollOp {
   id: OperationId;
-  run: (c: BoardClient) => Promise<unknown>;
+  run: (c: BoardClient, options?: CallOptions) => Promise<unknown>;
   store: (reading: Reading, value: unknown) => void;
 }
 
@@ -54,8 +55,12 @@ const MEDIUM_OPS: PollOp[] = [
   { id: 'getSdcard', run: (c) => c.sdcard(), store: (r, v) => (r.sdcard = v) },
 ];
 const SLOW_OPS: PollOp[] = [
-  { id: 'getFirmwareCheck', run: (c) => c.firmwareCheck(), store: (r, v) => (r.firmwareCheck = v) },
-  { id: 'getFirmwareSlots', run: (c) => c.firmwareSlots(), store: (r, v) => (r.slots = v) },
+  {
+    id: 'getFirmwareCheck',
+    run: (c, o) => c.call('getFirmwareCheck', {}, o),
+    store: (r, v) => (r.firmwareCheck = v),
+  },
+  { id: 'getFirmwareSlots', run: (c, o) => c.call('getFirmwareSlots', {}, o), store: (r, v) => (r.slots = v) },
 ];
 
 function failureOf(operation: string, err: unknown): OpFailure {
@@ -73,6 +78,21 @@ function notOffered(err: unknown): boolean {
 /** Errors that end the whole poll: the next call would fail the same way (or make things worse). */
 function endsPoll(err: unknown): boolean {
   return err instanceof BoardAuthError || err instanceof BoardBannedError || err instanceof BoardUnreachableError;
+}
+
+/** Runs a board call and records its duration and outcome (metrics). */
+function timer(deps: Pick<PollDeps, 'observe'>) {
+  return async <T>(operation: string, fn: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      const value = await fn();
+      deps.observe(operation, (performance.now() - started) / 1000, null);
+      return value;
+    } catch (err) {
+      deps.observe(operation, (performance.now() - started) / 1000, errorReason(err));
+      throw err;
+    }
+  };
 }
 
 /** Which cadences are due on this poll besides the fast one. */
@@ -99,17 +119,7 @@ export async function pollBoard(
   let aboutDue = target.aboutDue || target.dialect === null;
   let current = target;
 
-  const timed = async <T>(operation: string, fn: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      const value = await fn();
-      deps.observe(operation, (performance.now() - started) / 1000, null);
-      return value;
-    } catch (err) {
-      deps.observe(operation, (performance.now() - started) / 1000, errorReason(err));
-      throw err;
-    }
-  };
+  const timed = timer(deps);
 
   // /about (through dialect detection) when the version may have changed: first poll, reboot seen, firmware job.
   if (aboutDue) {
@@ -233,5 +243,74 @@ export async function pollBoard(
       .filter((s) => typeof s.temperature_c === 'number')
       .map((s) => ({ sensor: s.name, temperatureC: s.temperature_c as number })),
     events,
+  };
+}
+
+/** What one slow-lane read of a board stores: the readings it got, advisory failures, and whether to retry soon. */
+export interface SlowRead {
+  boardId: string;
+  readAt: Date;
+  firmwareCheck?: unknown;
+  slots?: unknown;
+  events: PollWrite['events'];
+  /** Read again after the board's next fast poll instead of a slow interval later (no session yet, not detected). */
+  retrySoon: boolean;
+}
+
+/**
+ * The slow lane's read of one board: /firmware/check and /firmware/slots on the session the fast poll keeps. It
+ * never logs in (a refused password must cost the board's ban counter one attempt, the fast poll's) and never
+ * changes the board's state: reachability is the fast lane's judgement; failures here are recorded on the timeline.
+ */
+export async function readSlow(
+  target: PollTarget,
+  deps: Pick<PollDeps, 'client' | 'observe'>,
+  now: () => Date = () => new Date(),
+): Promise<SlowRead> {
+  if (target.dialect === null) {
+    return { boardId: target.id, readAt: now(), events: [], retrySoon: true };
+  }
+  const timed = timer(deps);
+  const client = deps.client(target);
+  const offered = capabilities(target.dialect, target.daemonVersion ?? undefined);
+  const reading: Reading = {};
+  const failures: OpFailure[] = [];
+  let retrySoon = false;
+  for (const op of SLOW_OPS) {
+    if (!offered.has(op.id)) {
+      continue;
+    }
+    try {
+      op.store(reading, await timed(op.id, () => op.run(client, { login: false })));
+    } catch (err) {
+      if (notOffered(err)) {
+        continue;
+      }
+      if (err instanceof BoardAuthError) {
+        // No session to ride on (yet, or it expired): the fast poll logs in again; read after it.
+        retrySoon = true;
+        break;
+      }
+      failures.push(failureOf(op.id, err));
+      if (err instanceof BoardBannedError) {
+        break; // the next call would be refused too; a timed-out check says nothing about the slots read
+      }
+    }
+  }
+  return {
+    boardId: target.id,
+    readAt: now(),
+    firmwareCheck: reading.firmwareCheck,
+    slots: reading.slots,
+    events: failures.length
+      ? [
+          {
+            kind: 'poll_failed',
+            summary: failures.map((f) => `${f.operation}: ${f.reason}`).join(', '),
+            detail: { failures },
+          },
+        ]
+      : [],
+    retrySoon,
   };
 }

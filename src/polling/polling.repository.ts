@@ -226,6 +226,73 @@ export class PollingRepository {
       SELECT 1`;
   }
 
+  /**
+   * Writes a batch of slow-lane reads in one statement: the firmware check and slots readings (upsert, other
+   * readings untouched), advisory failures on the timeline, and for boards to read again soon an earlier slow slot
+   * (`retryAt`). Board state is not touched: that is the fast poll's.
+   */
+  async applySlowReads(
+    reads: Array<{
+      boardId: string;
+      readAt: Date;
+      firmwareCheck?: unknown;
+      slots?: unknown;
+      events: PollWrite['events'];
+      retryAt: Date | null;
+    }>,
+  ): Promise<void> {
+    if (reads.length === 0) {
+      return;
+    }
+    const readings: unknown[] = [];
+    const events: unknown[] = [];
+    const retries: unknown[] = [];
+    for (const r of reads) {
+      const at = r.readAt.toISOString();
+      if (r.firmwareCheck !== undefined || r.slots !== undefined) {
+        readings.push({
+          id: r.boardId,
+          fw: r.firmwareCheck ?? null,
+          fw_at: r.firmwareCheck !== undefined ? at : null,
+          slots: r.slots ?? null,
+          slots_at: r.slots !== undefined ? at : null,
+        });
+      }
+      for (const e of r.events) {
+        events.push({ id: r.boardId, at, kind: e.kind, summary: e.summary, detail: e.detail ?? null });
+      }
+      if (r.retryAt !== null) {
+        retries.push({ id: r.boardId, retry: r.retryAt.toISOString() });
+      }
+    }
+    await this.prisma.$executeRaw`
+      WITH reading_rows AS (
+        INSERT INTO "BoardReading" ("boardId", "firmwareCheck", "firmwareAt", "slots", "slotsAt")
+        SELECT r.id, r.fw, r.fw_at, r.slots, r.slots_at
+        FROM jsonb_to_recordset(${JSON.stringify(readings)}::jsonb) AS r(
+          id uuid, fw jsonb, fw_at timestamptz, slots jsonb, slots_at timestamptz)
+        JOIN "Board" b ON b."id" = r.id
+        ON CONFLICT ("boardId") DO UPDATE SET
+          "firmwareCheck" = COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck"),
+          "firmwareAt" = COALESCE(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
+          "slots" = COALESCE(EXCLUDED."slots", "BoardReading"."slots"),
+          "slotsAt" = COALESCE(EXCLUDED."slotsAt", "BoardReading"."slotsAt")
+      ),
+      event_rows AS (
+        INSERT INTO "BoardEvent" ("boardId", "at", "kind", "summary", "detail")
+        SELECT r.id, r.at, r.kind, r.summary, r.detail
+        FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(
+          id uuid, at timestamptz, kind text, summary text, detail jsonb)
+        JOIN "Board" b ON b."id" = r.id
+      ),
+      retry_rows AS (
+        UPDATE "Board" b SET "nextSlowPollAt" = LEAST(b."nextSlowPollAt", r.retry)
+        FROM jsonb_to_recordset(${JSON.stringify(retries)}::jsonb) AS r(id uuid, retry timestamptz)
+        WHERE b."id" = r.id
+      )
+      SELECT 1`;
+  }
+
   /** Stores what detection learned. */
   async updateFacts(
     boardId: string,

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { compactThermalJob, pollBatchJob } from './polling.jobs.js';
+import { compactThermalJob, pollBatchJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository } from './polling.repository.js';
 import {
   MAX_CLAIM_PER_TICK,
@@ -76,11 +76,22 @@ export class PollingScheduler implements OnApplicationBootstrap, OnModuleDestroy
       if (claimed.length === 0) {
         return 0;
       }
+      // Fast lane: /health and /thermal (and /cooling, /sdcard when due). Slow lane: the firmware reads, as jobs of
+      // their own queue, so an update check waiting on a board's uplink never delays a health poll.
+      const fast = claimed.map((c) => ({ id: c.id, slow: false, medium: c.medium }));
+      const slow = claimed.filter((c) => c.slow).map((c) => c.id);
       const batches = [];
-      for (let i = 0; i < claimed.length; i += POLL_BATCH_SIZE) {
-        batches.push({ payload: { boards: claimed.slice(i, i + POLL_BATCH_SIZE) } });
+      for (let i = 0; i < fast.length; i += POLL_BATCH_SIZE) {
+        batches.push({ payload: { boards: fast.slice(i, i + POLL_BATCH_SIZE) } });
       }
       await this.jobs.enqueueMany(pollBatchJob, batches);
+      const slowBatches = [];
+      for (let i = 0; i < slow.length; i += POLL_BATCH_SIZE) {
+        slowBatches.push({ payload: { boards: slow.slice(i, i + POLL_BATCH_SIZE) } });
+      }
+      if (slowBatches.length) {
+        await this.jobs.enqueueMany(pollSlowJob, slowBatches);
+      }
       return claimed.length;
     } catch (err) {
       this.logger.error(`polling tick failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -6,8 +6,8 @@ import { ConfigService } from '../config/config.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { pollBoard, type PollDeps, type PollDue } from './board-poller.js';
-import { compactThermalJob, pollBatchJob } from './polling.jobs.js';
+import { pollBoard, readSlow, type PollDeps, type PollDue } from './board-poller.js';
+import { compactThermalJob, pollBatchJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
 import {
   reachabilityPolicy,
@@ -58,6 +58,8 @@ export function factsOf(detected: DetectedBoard) {
 export class PollingWorker {
   private readonly logger = new Logger(PollingWorker.name);
   private readonly limiter: Semaphore;
+  /** The slow lane's own bound (POLL_SLOW_CONCURRENCY): its waits never take a fast-lane slot. */
+  private readonly slowLimiter: Semaphore;
   /** Boards being polled by this process: a second claim of the same board (e.g. "poll now") waits its turn. */
   private readonly inFlight = new Set<string>();
 
@@ -68,6 +70,7 @@ export class PollingWorker {
     private readonly metrics: MetricsService,
   ) {
     this.limiter = new Semaphore(config.polling.concurrency);
+    this.slowLimiter = new Semaphore(config.polling.slowConcurrency);
   }
 
   @JobHandler(pollBatchJob)
@@ -75,6 +78,26 @@ export class PollingWorker {
     const result = await this.pollTargets(payload.boards);
     this.metrics.jobOutcomes.inc({ job: pollBatchJob.name, outcome: 'completed' });
     return result;
+  }
+
+  @JobHandler(pollSlowJob)
+  async pollSlow(payload: JobPayload<typeof pollSlowJob>): Promise<{ read: number; retrySoon: number }> {
+    const targets = await this.repository.loadTargets(payload.boards);
+    const deps = {
+      client: (t: PollTarget) => this.clients.client(t),
+      observe: (op: string, seconds: number, reason: string | null) =>
+        this.metrics.observeOperation(op, seconds, reason),
+    };
+    const reads = await Promise.all(
+      targets
+        // Boards the fast lane cannot reach with these credentials are not read either (it owns the login).
+        .filter((t) => t.decommissionedAt === null && t.state !== 'credentials_invalid' && !this.clients.isRefused(t))
+        .map((t) => this.slowLimiter.run(() => readSlow(t, deps))),
+    );
+    const retryAt = new Date(Date.now() + this.config.polling.intervalSeconds * 1000);
+    await this.repository.applySlowReads(reads.map((r) => ({ ...r, retryAt: r.retrySoon ? retryAt : null })));
+    this.metrics.jobOutcomes.inc({ job: pollSlowJob.name, outcome: 'completed' });
+    return { read: reads.length, retrySoon: reads.filter((r) => r.retrySoon).length };
   }
 
   /** Polls these boards now, in the caller (registration, "poll now"): fast, slow and /about when due. */

@@ -8,6 +8,11 @@ export const ZFaultsSchema = z
   .object({
     /** Delay before every API answer. */
     latencyMs: z.number().int().min(0).max(600_000),
+    /**
+     * Extra delay of the requests whose path below the board starts with a key (e.g. `/api/bmc/firmware/check`):
+     * one slow operation, like an update check waiting on a board's missing uplink, while the rest answer at once.
+     */
+    pathLatencyMs: z.record(z.string().startsWith('/').max(200), z.number().int().min(0).max(600_000)),
     /** Share of API requests answered 500 before reaching the board (0..1). */
     errorRate: z.number().min(0).max(1),
     /** Destroy every connection without answering (the board is off the network). */

@@ -126,6 +126,20 @@ describe('rack', () => {
     expect((await call('GET', '/boards/7/api/bmc/about')).status).toBe(200);
   });
 
+  it('delays only the operations a path-latency fault names', async () => {
+    await call('POST', '/rack/boards/9/faults', { body: { pathLatencyMs: { '/api/bmc/firmware/check': 300 } } });
+    let started = Date.now();
+    expect((await call('GET', '/boards/9/api/bmc/about')).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(250);
+    started = Date.now();
+    await call('GET', '/boards/9/api/bmc/firmware/check');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect((await call('POST', '/rack/boards/9/faults', { body: { pathLatencyMs: { 'no-slash': 1 } } })).status).toBe(
+      400,
+    );
+    await call('DELETE', '/rack/boards/9/faults');
+  });
+
   it('reboots a board: sessions are forgotten, persisted state survives', async () => {
     const login = await fetch(`${base}/boards/8/api/bmc/authenticate`, {
       method: 'POST',

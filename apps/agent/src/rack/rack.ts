@@ -179,6 +179,11 @@ export class Rack {
     if (slot.faults.latencyMs) {
       await sleep(slot.faults.latencyMs);
     }
+    for (const [prefix, ms] of Object.entries(slot.faults.pathLatencyMs ?? {})) {
+      if (rest.startsWith(prefix)) {
+        await sleep(ms);
+      }
+    }
     if (this.options.installDelayMs && isFirmwareInstall(req.method, rest, search)) {
       await sleep(this.options.installDelayMs);
     }

@@ -175,6 +175,29 @@ describe('BoardClient', () => {
       expect(board.calls).toHaveLength(2);
     });
 
+    it('with login: false rides on the session only: no token or a refused one throws, and nothing logs in', async () => {
+      const tokens = new Set<string>(['live']);
+      board.handler = authenticatingBoard(
+        (_req, res) => json(res, 200, THERMAL),
+        () => tokens,
+      );
+      const fresh = client({ credentials: account });
+      await expect(fresh.call('getThermal', {}, { login: false })).rejects.toBeInstanceOf(BoardAuthError);
+      expect(board.seen).toHaveLength(0);
+
+      const riding = client({ credentials: account, token: 'live' });
+      await expect(riding.call('getThermal', {}, { login: false })).resolves.toEqual(THERMAL);
+      tokens.clear();
+      const err = await riding.call('getThermal', {}, { login: false }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BoardAuthError);
+      expect((err as BoardAuthError).status).toBe(401);
+      expect(board.logins).toHaveLength(0);
+      // The token stays for the caller that owns the login, which then logs in once as usual.
+      expect(riding.token).toBe('live');
+      await riding.thermal();
+      expect(board.logins).toHaveLength(1);
+    });
+
     it('reports a refused login (403) as BoardAuthError and sends nothing else', async () => {
       board.handler = authenticatingBoard(
         (_req, res) => json(res, 200, THERMAL),

@@ -69,6 +69,12 @@ export interface BoardClientOptions extends DispatcherOptions {
 export interface CallOptions {
   /** Override the whole-request limit for this call. */
   timeoutMs?: number;
+  /**
+   * false: never log in for this call. Without a session token, or when the board refuses the token, the call throws
+   * BoardAuthError and the token is left as it is, for a caller that owns the login (e.g. the fleet's fast poll,
+   * while background reads ride on its session and never add a login attempt towards the board's ban).
+   */
+  login?: boolean;
 }
 
 type ParamsArg<Id extends OperationId> =
@@ -196,15 +202,26 @@ export class BoardClient {
 
   /**
    * Sends with the credential. A 401 with a token and an account: log in once more and resend once. Never loops:
-   * boards ban an address after 5 failures (facts §6.3).
+   * boards ban an address after 5 failures (facts §6.3). With `login` false it never logs in (CallOptions.login).
    */
-  private async authorized(operation: string, request: WireRequest, timeoutMs?: number): Promise<WireResponse> {
+  private async authorized(
+    operation: string,
+    request: WireRequest,
+    timeoutMs?: number,
+    login = true,
+  ): Promise<WireResponse> {
     const hasAccount = this.credentials !== undefined && 'password' in this.credentials;
     if (this.currentToken === undefined && hasAccount) {
+      if (!login) {
+        throw new BoardAuthError(operation, 0, 'no session to reuse (this call does not log in)');
+      }
       await this.login();
     }
     const usedToken = this.currentToken;
     let res = await this.sendRaw(operation, withAuth(request, usedToken), timeoutMs);
+    if (res.status === 401 && hasAccount && !login) {
+      throw new BoardAuthError(operation, 401, res.text.trim().slice(0, 200));
+    }
     if (res.status === 401 && hasAccount) {
       // Another call may already have logged in again; only log in when the failed token is still the current one.
       if (this.currentToken === usedToken) {
@@ -245,7 +262,7 @@ export class BoardClient {
     }
     const wire = this.wireParams(params as Record<string, unknown> | undefined);
     const request = this.form === 'legacy' ? this.legacyRequest(id, wire) : this.pathRequest(id, wire, params);
-    const res = await this.authorized(id, request, options?.timeoutMs);
+    const res = await this.authorized(id, request, options?.timeoutMs, options?.login ?? true);
     return this.interpret(id, res) as OperationResult<Id>;
   }
 
