@@ -188,7 +188,12 @@ export class BoardsController {
 
   @Get(':id/thermal')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'Thermal history: raw samples (1 day) or 5-minute means (30 days)', tags: ['boards'] })
+  @ApiDoc({
+    summary:
+      'Thermal history: raw samples (kept THERMAL_RAW_RETENTION_HOURS, 1 day by default) or 5-minute means ' +
+      '(THERMAL_ROLLUP_RETENTION_DAYS, 30 by default)',
+    tags: ['boards'],
+  })
   async thermal(
     @Param({ schema: ZBoardIdParamSchema }) params: { id: string },
     @Query({ schema: ZThermalHistoryQuerySchema }) query: z.infer<typeof ZThermalHistoryQuerySchema>,

@@ -91,6 +91,10 @@ export const envSchema = z.object({
     'Boards whose /firmware/check and /firmware/slots one worker process reads at the same time. A lane of its own: a board checking for updates on a slow or missing uplink must not hold up anyone’s health polls.',
   ),
   POLL_TIMEOUT_MS: int(5000, 100, 600000).describe('Timeout of one request to a board.'),
+  THERMAL_RAW_RETENTION_HOURS: int(24, 1, 8760).describe(
+    'How long raw thermal samples (one per sensor per poll) are kept; older history is read from the 5-minute means.',
+  ),
+  THERMAL_ROLLUP_RETENTION_DAYS: int(30, 1, 3650).describe('How long the 5-minute thermal means are kept.'),
   LOG_LEVEL: z
     .enum(['error', 'warn', 'log', 'debug', 'verbose'], { error: 'expected error, warn, log, debug or verbose' })
     .default('log')

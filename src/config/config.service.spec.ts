@@ -30,6 +30,8 @@ describe('configuration', () => {
       unreachableAfter: 3,
       concurrency: 64,
       slowConcurrency: 32,
+      thermalRawRetentionHours: 24,
+      thermalRollupRetentionDays: 30,
       timeoutMs: 5000,
     });
     expect(c.role).toBe('all');

@@ -29,6 +29,9 @@ export interface AppConfig {
     /** Width of the slow lane (/firmware/check, /firmware/slots). */
     slowConcurrency: number;
     timeoutMs: number;
+    /** Thermal history retention: raw samples, then 5-minute means. */
+    thermalRawRetentionHours: number;
+    thermalRollupRetentionDays: number;
   };
   role: Role;
   logLevel: LogLevel;
@@ -90,6 +93,8 @@ export function parseConfig(env: EnvSource): AppConfig {
       unreachableAfter: e.POLL_UNREACHABLE_AFTER,
       concurrency: e.POLL_CONCURRENCY,
       slowConcurrency: e.POLL_SLOW_CONCURRENCY,
+      thermalRawRetentionHours: e.THERMAL_RAW_RETENTION_HOURS,
+      thermalRollupRetentionDays: e.THERMAL_ROLLUP_RETENTION_DAYS,
       timeoutMs: e.POLL_TIMEOUT_MS,
     },
     role: e.ROLE,

@@ -22,9 +22,7 @@ export const TICK_MS = 1000;
  */
 export const MEDIUM_POLL_EVERY = 4;
 
-// Thermal history retention. Not (yet) environment settings: see the report to the foundation owner.
-export const THERMAL_RAW_RETENTION_MS = 24 * 3600 * 1000;
-export const THERMAL_ROLLUP_RETENTION_MS = 30 * 24 * 3600 * 1000;
+// Thermal history: raw samples, rolled into 5-minute means (retention: THERMAL_*_RETENTION_* settings).
 export const THERMAL_BUCKET_SECONDS = 300;
 export const THERMAL_COMPACT_EVERY_MS = 5 * 60 * 1000;
 

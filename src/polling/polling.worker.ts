@@ -12,8 +12,6 @@ import { PollingRepository, type PollTarget, type PollWrite } from './polling.re
 import {
   reachabilityPolicy,
   THERMAL_BUCKET_SECONDS,
-  THERMAL_RAW_RETENTION_MS,
-  THERMAL_ROLLUP_RETENTION_MS,
 } from './polling.settings.js';
 
 /** Bounded concurrency shared by every poll-batch job in this process (POLL_CONCURRENCY boards at once). */
@@ -172,8 +170,8 @@ export class PollingWorker {
     const since = new Date(Math.floor(now / bucketMs) * bucketMs - 2 * bucketMs);
     const [rollups = 0, deletedRaw = 0, deletedRollups = 0] = await this.repository.compactThermal(
       since,
-      new Date(now - THERMAL_RAW_RETENTION_MS),
-      new Date(now - THERMAL_ROLLUP_RETENTION_MS),
+      new Date(now - this.config.polling.thermalRawRetentionHours * 3600_000),
+      new Date(now - this.config.polling.thermalRollupRetentionDays * 86_400_000),
       THERMAL_BUCKET_SECONDS,
     );
     this.metrics.jobOutcomes.inc({ job: compactThermalJob.name, outcome: 'completed' });
