@@ -8,6 +8,7 @@ import {
   type Dialect,
 } from '@tpfleet/board-api/client';
 import type { Agent } from 'undici';
+import { RequestContext } from '../common/request-context.js';
 import { ConfigService } from '../config/config.service.js';
 import type { Board } from '../generated/prisma/client.js';
 import { SecretBoxService } from './secret-box.service.js';
@@ -83,6 +84,7 @@ export class BoardClientsService implements OnModuleDestroy {
       token,
       timeoutMs: this.timeoutMs,
       dispatcher: this.dispatcher,
+      requestId: RequestContext.requestId,
     });
     this.clients.set(target.id, { key, credentialVersion: target.credentialVersion, client });
     return client;
@@ -96,6 +98,7 @@ export class BoardClientsService implements OnModuleDestroy {
       dispatcher: this.dispatcher,
       timeoutMs: this.timeoutMs,
       token,
+      requestId: RequestContext.requestId,
     });
     const client = this.client({ ...target, dialect: detected.dialect, daemonVersion: detected.version });
     if (detected.token !== undefined) {
@@ -106,7 +109,11 @@ export class BoardClientsService implements OnModuleDestroy {
 
   /** A probe of an address that is not registered (scan): no cache, the given credentials. */
   probe(baseUrl: string, credentials: BoardCredentials | undefined, timeoutMs: number): Promise<DetectedBoard> {
-    return detectDialect(baseUrl, credentials, { dispatcher: this.dispatcher, timeoutMs });
+    return detectDialect(baseUrl, credentials, {
+      dispatcher: this.dispatcher,
+      timeoutMs,
+      requestId: RequestContext.requestId,
+    });
   }
 
   forget(boardId: string): void {

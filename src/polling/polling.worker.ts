@@ -9,10 +9,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { pollBoard, readSlow, type PollDeps, type PollDue } from './board-poller.js';
 import { compactThermalJob, pollBatchJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
-import {
-  reachabilityPolicy,
-  THERMAL_BUCKET_SECONDS,
-} from './polling.settings.js';
+import { reachabilityPolicy, THERMAL_BUCKET_SECONDS } from './polling.settings.js';
 
 /** Bounded concurrency shared by every poll-batch job in this process (POLL_CONCURRENCY boards at once). */
 class Semaphore {
@@ -39,6 +36,8 @@ class Semaphore {
     }
   }
 }
+
+const SKIPPED_BY_SLOW_LANE = new Set(['credentials_invalid', 'unreachable', 'banned']);
 
 export function factsOf(detected: DetectedBoard) {
   return {
@@ -88,8 +87,9 @@ export class PollingWorker {
     };
     const reads = await Promise.all(
       targets
-        // Boards the fast lane cannot reach with these credentials are not read either (it owns the login).
-        .filter((t) => t.decommissionedAt === null && t.state !== 'credentials_invalid' && !this.clients.isRefused(t))
+        // The fast lane owns reachability and the login: boards it finds unreachable, banned or refusing these
+        // credentials are not read here (their next slow slot comes an interval on, as for every board).
+        .filter((t) => t.decommissionedAt === null && !SKIPPED_BY_SLOW_LANE.has(t.state) && !this.clients.isRefused(t))
         .map((t) => this.slowLimiter.run(() => readSlow(t, deps))),
     );
     const retryAt = new Date(Date.now() + this.config.polling.intervalSeconds * 1000);

@@ -13,10 +13,10 @@ export function apiClient(baseUrl: string) {
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT',
     path: string,
     body?: unknown,
-    options: { token?: string | null; raw?: string; contentType?: string } = {},
+    options: { token?: string | null; raw?: string; contentType?: string; headers?: Record<string, string> } = {},
   ): Promise<ApiResponse> => {
     const token = options.token === undefined ? TEST_ADMIN_TOKEN : options.token;
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...options.headers };
     if (token) {
       headers.authorization = `Bearer ${token}`;
     }

@@ -1,6 +1,8 @@
 // The fleet manager against real PostgreSQL, Redis and a real `board-agent rack` process: registration, polling
 // every board on a 1 s interval, reachability under injected faults, one login only for a bad password, recovery,
 // node numbering on a fork board, bulk actions with dry run, timelines, metrics, and bad input everywhere.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { requireRedis } from '../support/redis.js';
@@ -274,11 +276,12 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     const calls27 = await rack.control('GET', '/rack/boards/27/calls');
     expect(calls27.body.calls.postPower ?? 0).toBe(0); // the dry run sent nothing
 
-    const run = await api('POST', '/api/v1/node-actions', {
-      action: 'power_on',
-      selector: 'rack=r2,role!=spare',
-      nodes: [2],
-    });
+    const run = await api(
+      'POST',
+      '/api/v1/node-actions',
+      { action: 'power_on', selector: 'rack=r2,role!=spare', nodes: [2] },
+      { headers: { 'X-Request-Id': 'change-4711' } },
+    );
     expect(run.status).toBe(202);
     const done = await waitFor(
       'bulk action',
@@ -288,6 +291,9 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     );
     expect(done.value.body.summary).toEqual({ succeeded: expected.length });
     expect(await rack.metrics(27)).toMatch(/bmcd_node_power_state\{node="node2"\} 1/);
+    // The request id travelled with the jobs to the board calls: the board's own audit line names it.
+    const boardAudit = await readFile(join(rack.stateDir, 'boards', '27', 'audit.log'), 'utf8');
+    expect(boardAudit).toMatch(/power by root \(token\) from 127\.0\.0\.1 \[request change-4711\]: ok/);
     const timeline = await api('GET', `/api/v1/boards/${ids.get(27)}/timeline?kind=job,user_action`);
     expect(timeline.body.items.map((e: { kind: string }) => e.kind)).toEqual(
       expect.arrayContaining(['job', 'user_action']),

@@ -20,7 +20,6 @@ export interface RackProcess {
 
 export async function startRack(boards: number, extraArgs: string[] = []): Promise<RackProcess> {
   const stateDir = mkdtempSync(join(tmpdir(), 'tpfleet-rack-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(
     process.execPath,
     [
@@ -28,8 +27,9 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
       'rack',
       '--boards',
       String(boards),
+      // The rack binds a free port and prints it (a random pick could land on an ephemeral port in use).
       '--port',
-      String(port),
+      '0',
       '--state-dir',
       stateDir,
       ...extraArgs,

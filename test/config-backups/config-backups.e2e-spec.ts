@@ -90,7 +90,9 @@ redis.describe('config backups against a rack of simulated boards', () => {
     expect(first.latest_version.firmware_version).toEqual(expect.any(String));
     // The second backup is spread over half a day either side of a day later (boards registered together must not
     // all export at the same minute every day); the spread between boards is what matters.
-    const nextAt = await Promise.all([...ids.keys()].map(async (i) => Date.parse((await status(i)).backup.next_backup_at)));
+    const nextAt = await Promise.all(
+      [...ids.keys()].map(async (i) => Date.parse((await status(i)).backup.next_backup_at)),
+    );
     for (const at of nextAt) {
       expect(at - started.getTime()).toBeGreaterThanOrEqual(DAY_MS / 2);
       expect(at - started.getTime()).toBeLessThan((DAY_MS * 3) / 2);

@@ -31,7 +31,8 @@ redis.describe('rollout survives kill -9 of the fleet manager', () => {
   let host: FakeFirmwareHost;
   let db: TestDatabase;
   let child: ChildProcess | undefined;
-  const port = 40000 + Math.floor(Math.random() * 10000);
+  // One port across restarts, below Linux's ephemeral range (32768+), where outgoing connections never land.
+  const port = 20000 + Math.floor(Math.random() * 12000);
   const baseUrl = `http://127.0.0.1:${port}`;
   const api = apiClient(baseUrl) as Api;
   let env: Record<string, string>;

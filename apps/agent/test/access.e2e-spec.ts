@@ -54,6 +54,25 @@ describe('password change over HTTP', () => {
     expect(audit).not.toContain('turing');
   });
 
+  it('names the caller’s X-Request-Id in the audit line, and drops one that could forge a line', async () => {
+    await h.request('POST', '/api/bmc/hostname', {
+      body: { name: 'tp-audit' },
+      headers: { 'X-Request-Id': 'fleet-job:42' },
+    });
+    await h.request('POST', '/api/bmc/hostname', {
+      body: { name: 'tp-audit2' },
+      headers: { 'X-Request-Id': 'x: ok; forged by admin' },
+    });
+    // Audit lines are appended without holding up the answer: wait for both.
+    let audit: string[] = [];
+    for (let i = 0; i < 50 && audit.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      audit = (await readFile(join(h.dir, 'audit.log'), 'utf8')).split('\n').filter((l) => l.includes('hostname by'));
+    }
+    expect(audit.at(-2)).toMatch(/ by root \(token\) from 127\.0\.0\.1 \[request fleet-job:42\]: ok$/);
+    expect(audit.at(-1)).toMatch(/ by root \(token\) from 127\.0\.0\.1: ok$/);
+  });
+
   it('reports the caller and the access settings, and needs a reload for a new CA', async () => {
     expect((await h.request('GET', '/api/bmc/access')).json).toEqual({
       actor: { name: 'root', scheme: 'token' },

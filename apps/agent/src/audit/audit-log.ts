@@ -14,6 +14,8 @@ export interface AuditEntry {
   /** `ok`, or `<status> <message>`. */
   outcome: string;
   node?: number;
+  /** The caller's X-Request-Id (a fleet manager's request or job), when it sent a well-formed one. */
+  requestId?: string;
 }
 
 /**
@@ -52,7 +54,16 @@ export function formatAudit(entry: AuditEntry): string {
         ? 'unattributed'
         : `${clean(entry.actor.name)} (${entry.actor.scheme})`;
   const node = entry.node === undefined ? '' : ` node ${entry.node}`;
-  return `${entry.action}${node} by ${actor} from ${entry.peer}: ${clean(entry.outcome)}`;
+  const request = entry.requestId === undefined ? '' : ` [request ${entry.requestId}]`;
+  return `${entry.action}${node} by ${actor} from ${entry.peer}${request}: ${clean(entry.outcome)}`;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The X-Request-Id header when it is a plain id; anything else (forged log lines, huge values) is dropped. */
+export function requestIdOf(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value !== undefined && REQUEST_ID.test(value) ? value : undefined;
 }
 
 /** A header-supplied name or a message must not forge extra log lines. */

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Operation } from '@tpfleet/board-api';
 import type { Route } from '@tpfleet/board-api/routes';
 
+import { requestIdOf } from '../audit/audit-log.js';
 import { type Actor, type Authenticator, peerAddress } from '../auth/authenticator.js';
 import { loadBoardApi } from '../board-api.js';
 import { BoardError, type BoardBackend } from '../backend/backend.js';
@@ -225,6 +226,7 @@ export class AgentApp {
           actor,
           peer: peerAddress(req),
           outcome: audited,
+          requestId: requestIdOf(req.headers['x-request-id']),
         });
       }
     }

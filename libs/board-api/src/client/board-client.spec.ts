@@ -18,6 +18,7 @@ interface Seen {
   authorization: string | undefined;
   contentType: string | undefined;
   body: string;
+  requestId: string | undefined;
 }
 type Handler = (req: Seen, res: ServerResponse) => void;
 
@@ -37,6 +38,7 @@ class FakeBoard {
           method: req.method ?? '',
           url: req.url ?? '',
           authorization: req.headers.authorization,
+          requestId: req.headers['x-request-id'] as string | undefined,
           contentType: req.headers['content-type'],
           body: Buffer.concat(chunks).toString('utf8'),
         };
@@ -196,6 +198,24 @@ describe('BoardClient', () => {
       expect(riding.token).toBe('live');
       await riding.thermal();
       expect(board.logins).toHaveLength(1);
+    });
+
+    it('sends the current request id on every request, the login included', async () => {
+      const tokens = new Set<string>();
+      board.handler = authenticatingBoard(
+        (_req, res) => json(res, 200, THERMAL),
+        () => tokens,
+      );
+      let current: string | undefined = 'req-1';
+      const c = client({ credentials: account, requestId: () => current });
+      await c.thermal();
+      current = undefined;
+      await c.thermal();
+      expect(board.seen.map((s) => [s.url.split('/').pop(), s.requestId])).toEqual([
+        ['authenticate', 'req-1'],
+        ['thermal', 'req-1'],
+        ['thermal', undefined],
+      ]);
     });
 
     it('reports a refused login (403) as BoardAuthError and sends nothing else', async () => {

@@ -64,6 +64,11 @@ export interface BoardClientOptions extends DispatcherOptions {
   dispatcher?: Dispatcher;
   /** Called whenever the token changes (new login, or dropped after a 401), so a caller can cache it. */
   onToken?: (token: string | undefined) => void;
+  /**
+   * The id of the request (or job) a call belongs to, asked at every call and sent as `X-Request-Id`, so the board's
+   * audit line names it. A function, not a value: one cached client serves many requests.
+   */
+  requestId?: () => string | undefined;
 }
 
 export interface CallOptions {
@@ -103,6 +108,7 @@ export class BoardClient {
   private readonly timeoutMs: number;
   private readonly bodyTimeoutMs: number;
   private readonly onToken: ((token: string | undefined) => void) | undefined;
+  private readonly requestId: (() => string | undefined) | undefined;
   private readonly offered: ReadonlySet<OperationId>;
   private currentToken: string | undefined;
   private loginInFlight: Promise<string> | undefined;
@@ -120,6 +126,7 @@ export class BoardClient {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? this.timeoutMs;
     this.onToken = options.onToken;
+    this.requestId = options.requestId;
     this.currentToken =
       options.token ?? (options.credentials && 'token' in options.credentials ? options.credentials.token : undefined);
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -191,10 +198,11 @@ export class BoardClient {
 
   private sendRaw(operation: string, request: WireRequest, timeoutMs?: number): Promise<WireResponse> {
     const limit = timeoutMs ?? this.timeoutMs;
+    const requestId = this.requestId?.();
     return send(
       this.dispatcher,
       this.origin,
-      request,
+      requestId === undefined ? request : { ...request, headers: { ...request.headers, 'x-request-id': requestId } },
       { timeoutMs: limit, bodyTimeoutMs: timeoutMs ?? this.bodyTimeoutMs },
       operation,
     );
