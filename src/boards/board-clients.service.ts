@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   BoardClient,
   createBoardDispatcher,
@@ -11,11 +11,24 @@ import type { Agent } from 'undici';
 import { RequestContext } from '../common/request-context.js';
 import { ConfigService } from '../config/config.service.js';
 import type { Board } from '../generated/prisma/client.js';
+import { BoardsRepository } from './boards.repository.js';
 import { SecretBoxService } from './secret-box.service.js';
+
+/** `https://host[:port]` as the connector names it: URL's origin (the default port left out). */
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
 
 export type ClientTarget = Pick<
   Board,
-  'id' | 'baseUrl' | 'dialect' | 'daemonVersion' | 'credentialKind' | 'credentialSealed' | 'credentialVersion'
+  | 'id'
+  | 'baseUrl'
+  | 'dialect'
+  | 'daemonVersion'
+  | 'credentialKind'
+  | 'credentialSealed'
+  | 'credentialVersion'
+  | 'tlsFingerprint'
 >;
 
 interface Cached {
@@ -32,20 +45,31 @@ interface Cached {
  */
 @Injectable()
 export class BoardClientsService implements OnModuleDestroy {
+  private readonly logger = new Logger(BoardClientsService.name);
   private readonly dispatcher: Agent;
   private readonly clients = new Map<string, Cached>();
   /** `<boardId>:<credentialVersion>` whose login the board refused: never sent again from this process. */
   private readonly refused = new Set<string>();
   private readonly timeoutMs: number;
+  /** Pinned certificate per https origin, as the boards' rows say (synced at every client use) or first seen. */
+  private readonly pins = new Map<string, string>();
+  /** Pins being written (trust on first use), by origin; `settlePins` waits for them. */
+  private readonly pinWrites = new Map<string, Promise<unknown>>();
 
   constructor(
     config: ConfigService,
     private readonly secrets: SecretBoxService,
+    private readonly boards: BoardsRepository,
   ) {
     this.timeoutMs = config.polling.timeoutMs;
     this.dispatcher = createBoardDispatcher({
-      // Boards serve self-signed certificates (facts §6.5); pinning them is a follow-up (see ARCHITECTURE notes).
+      // Boards serve self-signed certificates (facts §6.5): no CA to check them against, so each board's certificate
+      // is pinned on first use instead, and a changed one is refused before any credential is sent.
       rejectUnauthorized: false,
+      pins: {
+        expected: (origin) => this.pins.get(origin),
+        seen: (origin, fingerprint) => this.pinFirstSeen(origin, fingerprint),
+      },
       connectTimeoutMs: Math.min(this.timeoutMs, 5000),
       // Per origin. A real board gets at most a few requests at once; a simulated rack puts every board behind one
       // origin, so the pool must be as wide as both polling lanes together (a slow lane waiting on update checks
@@ -69,6 +93,7 @@ export class BoardClientsService implements OnModuleDestroy {
   }
 
   client(target: ClientTarget): BoardClient {
+    this.syncPin(target);
     const key = `${target.baseUrl}|${target.dialect ?? 'agent'}|${target.daemonVersion ?? ''}|${target.credentialVersion}`;
     const cached = this.clients.get(target.id);
     if (cached?.key === key) {
@@ -92,6 +117,7 @@ export class BoardClientsService implements OnModuleDestroy {
 
   /** Which daemon the board runs; reuses (and afterwards caches) the board's session token. */
   async detect(target: ClientTarget): Promise<DetectedBoard> {
+    this.syncPin(target);
     const cached = this.clients.get(target.id);
     const token = cached?.credentialVersion === target.credentialVersion ? cached.client.token : undefined;
     const detected = await detectDialect(target.baseUrl, this.credentialsOf(target), {
@@ -118,6 +144,40 @@ export class BoardClientsService implements OnModuleDestroy {
 
   forget(boardId: string): void {
     this.clients.delete(boardId);
+  }
+
+  /** Forgets the pin of a board's origin in this process (the row's pin was cleared: trust what it presents next). */
+  unpin(baseUrl: string): void {
+    this.pins.delete(originOf(baseUrl));
+  }
+
+  /** Waits for the pins first seen so far to be stored. */
+  async settlePins(): Promise<void> {
+    await Promise.all([...this.pinWrites.values()]);
+  }
+
+  /** The row is the truth: its pin (set by any process, or cleared by an admin) replaces what this process holds. */
+  private syncPin(target: Pick<ClientTarget, 'baseUrl' | 'tlsFingerprint'>): void {
+    if (!target.baseUrl.startsWith('https:')) {
+      return;
+    }
+    const origin = originOf(target.baseUrl);
+    if (target.tlsFingerprint) {
+      this.pins.set(origin, target.tlsFingerprint);
+    } else if (!this.pinWrites.has(origin)) {
+      this.pins.delete(origin); // cleared by an admin (or never pinned): trust on next first use
+    }
+  }
+
+  private pinFirstSeen(origin: string, fingerprint: string): void {
+    this.pins.set(origin, fingerprint);
+    const write = this.boards
+      .pinCertificate(origin, fingerprint)
+      .catch((err: unknown) =>
+        this.logger.warn(`pinning the certificate of ${origin}: ${err instanceof Error ? err.message : String(err)}`),
+      )
+      .finally(() => this.pinWrites.delete(origin));
+    this.pinWrites.set(origin, write);
   }
 
   /** The board refused these credentials: no further login with them (boards ban after 5 failures). */

@@ -139,6 +139,20 @@ export class BoardsController {
     return this.boards.update(params.id, body);
   }
 
+  @Post(':id/tls/trust')
+  @RequireRole('admin')
+  @HttpCode(200)
+  @ApiDoc({
+    summary:
+      'Trust the certificate the board presents now (after a replacement or re-key): the pin is cleared, the board ' +
+      'polled at once, and what it presents is pinned',
+    tags: ['boards'],
+    response: ZBoardDetailSchema,
+  })
+  trustCertificate(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
+    return this.boards.trustCertificate(params.id);
+  }
+
   @Post(':id/decommission')
   @RequireRole('admin')
   @HttpCode(200)

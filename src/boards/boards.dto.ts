@@ -161,6 +161,10 @@ export const ZBoardSchema = z
       .object({ kind: z.enum(['password', 'token']), username: z.string().nullable(), key_id: z.string().nullable() })
       .nullable()
       .describe('What kind of credential is stored (never the secret)'),
+    tls_fingerprint: z
+      .string()
+      .nullable()
+      .describe('SHA-256 of the TLS certificate pinned on first contact; null: not seen yet, or plain HTTP'),
     poll_interval_seconds: z.number().int().nullable(),
     dialect: z.enum(DIALECTS).nullable(),
     model: z.string().nullable(),

@@ -17,6 +17,7 @@ export function toBoardDto(b: Board, credentialUser: string | null = null): TBoa
     credentials: b.credentialKind
       ? { kind: b.credentialKind, username: credentialUser, key_id: b.credentialKeyId }
       : null,
+    tls_fingerprint: b.tlsFingerprint,
     poll_interval_seconds: b.pollIntervalSeconds,
     dialect: b.dialect,
     model: b.model,

@@ -35,6 +35,8 @@ export interface BoardPatch {
   credentialSealed?: string | null;
   credentialKeyId?: string | null;
   pollIntervalSeconds?: number | null;
+  /** null: forget the pinned certificate (a new address, or an admin trusting a re-keyed board). */
+  tlsFingerprint?: string | null;
   /** Bump the credential generation (cached sessions of older generations are dropped). */
   bumpCredentialVersion?: boolean;
   state?: BoardState;
@@ -168,6 +170,17 @@ export class BoardsRepository {
       where: { id },
       data: { ...facts, capabilities: facts.capabilities as Prisma.InputJsonValue, factsAt: new Date() },
     });
+  }
+
+  /**
+   * Pins the certificate an origin presented on the boards behind it that have no pin yet (trust on first use; a
+   * rack serves several boards on one origin). Returns how many boards were pinned.
+   */
+  async pinCertificate(origin: string, fingerprint: string): Promise<number> {
+    return this.prisma.$executeRaw`
+      UPDATE "Board" SET "tlsFingerprint" = ${fingerprint}, "updatedAt" = now()
+      WHERE "tlsFingerprint" IS NULL
+        AND ("baseUrl" = ${origin} OR left("baseUrl", length(${origin}) + 1) = ${origin} || '/')`;
   }
 
   async delete(id: string): Promise<void> {

@@ -211,6 +211,9 @@ export class BoardsService implements OnApplicationBootstrap {
       patch.credentialSealed = sealed?.sealed ?? null;
       patch.credentialKeyId = sealed?.keyId ?? null;
     }
+    if (input.base_url !== undefined && input.base_url !== board.baseUrl) {
+      patch.tlsFingerprint = null; // another address is another certificate: pinned anew on first contact
+    }
     if (reconnect) {
       // New credentials or a new address: drop the cached session, detect again, poll now. A board that refused
       // the old credentials (or banned us) is given a fresh chance, once.
@@ -268,6 +271,32 @@ export class BoardsService implements OnApplicationBootstrap {
   }
 
   /** Stops polling for good, keeps the history, cancels the board's pending jobs. */
+  /** Replaces the board's pinned certificate with the one it presents now (trust on this use). */
+  async trustCertificate(id: string) {
+    const board = await this.require(id);
+    if (board.decommissionedAt) {
+      throw new ProblemException(409, `board ${board.name} is decommissioned`, { board_id: id });
+    }
+    if (!board.baseUrl.startsWith('https:')) {
+      throw new ProblemException(
+        409,
+        `board ${board.name} is reached over plain HTTP: there is no certificate to trust`,
+        {
+          board_id: id,
+        },
+      );
+    }
+    await this.boards.update(id, { tlsFingerprint: null });
+    this.clients.unpin(board.baseUrl);
+    this.clients.forget(id);
+    await this.timeline.record(id, 'config', 'TLS certificate pin cleared: the next certificate seen is trusted', {
+      previous: board.tlsFingerprint,
+    });
+    await this.poller.pollNow([id]);
+    await this.clients.settlePins();
+    return this.get(id);
+  }
+
   async decommission(id: string) {
     const board = await this.require(id);
     if (board.decommissionedAt) {

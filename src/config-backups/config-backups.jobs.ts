@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineJob } from '../jobs/job-definition.js';
 
-export const BACKUP_REASONS = ['scheduled', 'on_demand', 'pre_restore', 'pre_push'] as const;
+export const BACKUP_REASONS = ['scheduled', 'on_demand', 'pre_restore', 'pre_push', 'pre_upgrade'] as const;
 
 /**
  * Pull GET /config from one board and store a version when the content changed. Safe to run twice (retries, a

@@ -3,12 +3,13 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import type { TFirmwareSlots } from '@tpfleet/board-api';
-import { BoardClientError, BoardHttpError, type BoardClient } from '@tpfleet/board-api/client';
+import { BoardClientError, BoardHttpError, errorReason, type BoardClient } from '@tpfleet/board-api/client';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { BoardsService } from '../boards/boards.service.js';
 import { TimelineService } from '../boards/timeline.service.js';
-import type { Prisma } from '../generated/prisma/client.js';
+import { ConfigBackupRunner } from '../config-backups/config-backup.runner.js';
+import type { Board, Prisma } from '../generated/prisma/client.js';
 import type { JobContext, JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { AlertsPort } from './alerts-port.js';
@@ -73,6 +74,7 @@ export class InstallRunner {
     private readonly timeline: TimelineService,
     private readonly alerts: AlertsPort,
     private readonly driver: RolloutDriver,
+    private readonly backups: ConfigBackupRunner,
   ) {}
 
   @JobHandler(firmwareInstallJob)
@@ -105,6 +107,24 @@ export class InstallRunner {
           .advance(row.rolloutId)
           .catch((err: unknown) => this.logger.warn(`advance: ${errorText(err)}`));
       }
+    }
+  }
+
+  /** Never throws: a board whose configuration cannot be read is still upgraded; the timeline says so. */
+  private async backupBeforeUpgrade(board: Board, version: string): Promise<void> {
+    try {
+      const outcome = await this.backups.backup(board, 'pre_upgrade');
+      if (outcome.status === 'skipped' || outcome.status === 'unsupported') {
+        await this.timeline.record(board.id, 'config', `no configuration backup before firmware ${version}`, {
+          reason: outcome.reason,
+        });
+      }
+    } catch (err) {
+      await this.timeline
+        .record(board.id, 'config', `configuration backup before firmware ${version} failed: ${errorReason(err)}`, {
+          error: errorText(err),
+        })
+        .catch(() => undefined);
     }
   }
 
@@ -180,7 +200,11 @@ export class InstallRunner {
     };
 
     await this.progress(run, 'checking');
+    // The board's configuration is backed up before anything is installed (alongside the first slots read), so a
+    // release that loses or mangles settings can be undone with a restore.
+    const backedUp = fresh ? this.backupBeforeUpgrade(board, row.version) : Promise.resolve();
     let slots = await this.readSlotsUntil(run, run.deadline);
+    await backedUp;
     if (!slots) {
       return this.end(row, owner, 'failed', 'the board did not answer GET /firmware/slots before the board timeout');
     }

@@ -3,6 +3,7 @@
 // canary boards pausing the rollout with the rest untouched, a single-board install that is idempotent, the fleet
 // catalogue, the sources push, and a bad-input table.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { BoardClient } from '@tpfleet/board-api/client';
 import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
@@ -198,6 +199,8 @@ redis.describe('firmware rollouts against a rack of simulated boards', () => {
 
   it('installs one board as a job with progress, and a repeat finds it running and installs nothing', async () => {
     const id = ids.get(SINGLE)!;
+    // A setting changed on the board just before: the configuration backed up before the install must hold it.
+    await new BoardClient({ baseUrl: rack.boardUrl(SINGLE) }).setHostname('before-upgrade');
     const res = await api('POST', `/api/v1/boards/${id}/firmware/install`, { source: 'test-http', version: TARGET });
     expect(res.status).toBe(202);
     expect(
@@ -215,6 +218,16 @@ redis.describe('firmware rollouts against a rack of simulated boards', () => {
       20,
     );
     expect(value.body).toMatchObject({ status: 'succeeded', from_version: FROM, version: TARGET });
+    const versions = (await api('GET', `/api/v1/boards/${id}/config/versions?limit=10`)).body.items as Array<{
+      id: string;
+      source: string;
+      captured_at: string;
+    }>;
+    const before = versions.find((v) => v.source === 'pre_upgrade');
+    expect(before).toBeDefined();
+    expect(Date.parse(before!.captured_at)).toBeLessThanOrEqual(Date.parse(value.body.finished_at));
+    const document = (await api('GET', `/api/v1/config-versions/${before!.id}`)).body;
+    expect(JSON.stringify(document)).toContain('before-upgrade');
     expect([...seen].some((s) => ['staging', 'staged', 'rebooting', 'verifying'].includes(s))).toBe(true);
     const repeat = await api('POST', `/api/v1/boards/${id}/firmware/install`, { source: 'test-http', version: TARGET });
     const { value: second } = await waitFor(

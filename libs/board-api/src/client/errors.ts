@@ -2,7 +2,15 @@ import type { z } from 'zod';
 
 /** Short machine reason for any failure of a board call (logs, metrics labels, job results). */
 export type BoardErrorReason =
-  'unreachable' | 'timeout' | 'auth' | 'banned' | 'http_4xx' | 'http_5xx' | 'invalid_response' | 'unsupported';
+  | 'unreachable'
+  | 'timeout'
+  | 'certificate'
+  | 'auth'
+  | 'banned'
+  | 'http_4xx'
+  | 'http_5xx'
+  | 'invalid_response'
+  | 'unsupported';
 
 /** Base of every error the client throws. */
 export abstract class BoardClientError extends Error {
@@ -70,7 +78,7 @@ export class BoardUnreachableError extends BoardClientError {
     cause?: unknown,
   ) {
     super(operation, `${operation}: board unreachable (${code}): ${message}`, { cause });
-    this.reason = TIMEOUT_CODES.has(code) ? 'timeout' : 'unreachable';
+    this.reason = TIMEOUT_CODES.has(code) ? 'timeout' : code === 'CERT_PIN_MISMATCH' ? 'certificate' : 'unreachable';
   }
 }
 

@@ -1,5 +1,20 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { TLSSocket } from 'node:tls';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { BoardUnreachableError } from './errors.js';
+
+/**
+ * Trust on first use for boards' self-signed certificates (facts §6.5): the SHA-256 fingerprint a board presented
+ * first is pinned, and a later connection to that origin presenting another certificate is refused before anything
+ * (a password, a token) is sent. `expected` answers the pin of an origin (`https://host:port`); `seen` hears of a
+ * certificate on an origin without a pin, to pin it.
+ */
+export interface CertificatePins {
+  expected(origin: string): string | undefined;
+  seen(origin: string, fingerprint256: string): void;
+}
+
+/** Error code of a connection refused because the board's certificate is not the pinned one. */
+export const CERT_PIN_MISMATCH = 'CERT_PIN_MISMATCH';
 
 export interface DispatcherOptions {
   /** TCP + TLS handshake limit. Default 5000 ms. */
@@ -15,19 +30,59 @@ export interface DispatcherOptions {
   ca?: string | string[];
   /** Sockets per board. Default 2: boards run two workers and a fleet manager need not queue behind itself. */
   connections?: number;
+  /** Pin each board's certificate on first use (with `rejectUnauthorized: false` for self-signed boards). */
+  pins?: CertificatePins;
 }
 
 /** One keep-alive undici Agent for one board client. ALPN stays http/1.1: the boards offer nothing else. */
 export function createBoardDispatcher(options: DispatcherOptions = {}): Agent {
+  const connect = {
+    timeout: options.connectTimeoutMs ?? 5_000,
+    rejectUnauthorized: options.rejectUnauthorized ?? true,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+  };
   return new Agent({
     connections: options.connections ?? 2,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-    connect: {
-      timeout: options.connectTimeoutMs ?? 5_000,
-      rejectUnauthorized: options.rejectUnauthorized ?? true,
-      ...(options.ca !== undefined ? { ca: options.ca } : {}),
-    },
+    connect: options.pins ? pinningConnector(connect, options.pins) : connect,
   });
+}
+
+function pinningConnector(options: buildConnector.BuildOptions, pins: CertificatePins): buildConnector.connector {
+  // Full handshakes only: a resumed TLS session need not carry the peer's certificate, and the pin is checked on it.
+  const base = buildConnector({ ...options, maxCachedSessions: 0 });
+  return (opts, callback) => {
+    base(opts, (err, socket) => {
+      if (err !== null || opts.protocol !== 'https:') {
+        callback(err as Error, socket as null);
+        return;
+      }
+      // As URL's origin spells it (the default port left out), which is how callers name their boards' origins.
+      const origin = new URL(`https://${opts.hostname}:${opts.port || '443'}`).origin;
+      const presented = (socket as TLSSocket).getPeerCertificate().fingerprint256;
+      const pinned = pins.expected(origin);
+      if (pinned === undefined) {
+        if (presented) {
+          pins.seen(origin, presented);
+        }
+        callback(null, socket!);
+      } else if (presented === pinned) {
+        callback(null, socket!);
+      } else {
+        socket!.destroy();
+        callback(
+          Object.assign(
+            new Error(
+              `the board's TLS certificate changed: pinned sha256 ${pinned}, presented ${presented ?? 'none'}. ` +
+                'If the board was replaced or re-keyed, trust its new certificate (POST /api/v1/boards/{id}/tls/trust).',
+            ),
+            { code: CERT_PIN_MISMATCH },
+          ),
+          null,
+        );
+      }
+    });
+  };
 }
 
 export interface WireRequest {
