@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { BoardCapabilityError, BoardHttpError, type BoardClient } from '@tpfleet/board-api/client';
-import { pollBoard, type PollDeps } from './board-poller.js';
+import {
+  BoardAuthError,
+  BoardCapabilityError,
+  BoardHttpError,
+  BoardUnreachableError,
+  type BoardClient,
+} from '@tpfleet/board-api/client';
+import { pollBoard, readSlow, type PollDeps } from './board-poller.js';
 import type { PollTarget } from './polling.repository.js';
 import type { ReachabilityPolicy } from './reachability.js';
 
@@ -90,5 +96,49 @@ describe('pollBoard: the medium cadence (/cooling, /sdcard)', () => {
     expect(write).toMatchObject({ state: 'online', stateChanged: false, consecutiveFailures: 0 });
     expect(write.reading).toMatchObject({ cooling });
     expect(write.events).toEqual([expect.objectContaining({ kind: 'poll_failed', summary: 'getSdcard: http_4xx' })]);
+  });
+});
+
+describe('readSlow: the slow lane (/firmware/check, /firmware/slots)', () => {
+  const slots = { running: { version: '2.40.0' } };
+  /** A client whose `call` answers by operation id (or throws), recording the ids and the options passed. */
+  function slowBoard(answers: Record<string, unknown>) {
+    const calls: Array<{ id: string; login: boolean | undefined }> = [];
+    const client = {
+      call: (id: string, _params: unknown, options?: { login?: boolean }) => {
+        calls.push({ id, login: options?.login });
+        const answer = answers[id];
+        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+      },
+    } as unknown as BoardClient;
+    return { calls, deps: { client: () => client, observe: () => undefined } };
+  }
+
+  it('reads both on the existing session only, and a timed-out check still reads the slots', async () => {
+    const board = slowBoard({
+      getFirmwareCheck: new BoardUnreachableError('getFirmwareCheck', 'ETIMEDOUT', 'no answer within 5000 ms'),
+      getFirmwareSlots: slots,
+    });
+    const read = await readSlow(target(), board.deps);
+    expect(board.calls).toEqual([
+      { id: 'getFirmwareCheck', login: false },
+      { id: 'getFirmwareSlots', login: false },
+    ]);
+    expect(read).toMatchObject({ slots, retrySoon: false });
+    expect(read.firmwareCheck).toBeUndefined();
+    expect(read.events).toEqual([
+      expect.objectContaining({ kind: 'poll_failed', summary: 'getFirmwareCheck: timeout' }),
+    ]);
+  });
+
+  it('without a session (or with a refused one) records nothing and asks to be read again after the next poll', async () => {
+    const board = slowBoard({ getFirmwareCheck: new BoardAuthError('getFirmwareCheck', 401, 'token expired') });
+    const read = await readSlow(target(), board.deps);
+    expect(board.calls.map((c) => c.id)).toEqual(['getFirmwareCheck']);
+    expect(read).toMatchObject({ events: [], retrySoon: true });
+    // Not detected yet: nothing is sent.
+    const unknown = slowBoard({});
+    expect(await readSlow(target({ dialect: null }), unknown.deps)).toMatchObject({ retrySoon: true });
+    expect(unknown.calls).toEqual([]);
   });
 });
