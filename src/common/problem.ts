@@ -29,12 +29,13 @@ export class ProblemException extends HttpException {
   readonly problem: ProblemBody;
 
   constructor(status: number, detail: string, extensions: Record<string, unknown> = {}, title?: string) {
+    // Extensions never replace the standard members: an extension named `status` once turned a 409 into a 500.
     const problem: ProblemBody = {
+      ...extensions,
       type: 'about:blank',
       title: title ?? reasonPhrase(status),
       status,
       detail,
-      ...extensions,
     };
     super(problem, status);
     this.problem = problem;

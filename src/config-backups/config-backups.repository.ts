@@ -462,6 +462,29 @@ export class ConfigBackupsRepository {
     return Object.fromEntries(rows.map((r) => [r.status, r._count._all]));
   }
 
+  /**
+   * Cancels a running push: boards not started yet (pending, or queued but not picked up: their job finds the row
+   * cancelled and does nothing) are cancelled; running ones finish and are reported. Returns false when the push
+   * was not running (already finished, stopped or cancelled).
+   */
+  async cancelPush(pushId: string): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      // The same lock as fillPushSlots: a finishing board cannot queue the next one between these two writes.
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`config-push:${pushId}`}, 0))::text AS locked`;
+      const { count } = await tx.configPush.updateMany({
+        where: { id: pushId, status: 'running' },
+        data: { status: 'cancelled', finishedAt: new Date() },
+      });
+      if (count === 1) {
+        await tx.configPushResult.updateMany({
+          where: { pushId, status: { in: ['pending', 'queued'] } },
+          data: { status: 'cancelled' },
+        });
+      }
+      return count === 1;
+    });
+  }
+
   /** Stops a push: pending boards are cancelled (queued and running ones finish). Idempotent. */
   async stopPush(pushId: string, status: 'stopped' | 'completed'): Promise<void> {
     await this.prisma.$transaction([

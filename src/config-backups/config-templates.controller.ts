@@ -85,6 +85,18 @@ export class ConfigTemplatesController {
     return this.templates.getPush(params.id);
   }
 
+  @Post('config-pushes/:id/cancel')
+  @RequireRole('operator')
+  @HttpCode(200)
+  @ApiDoc({
+    summary: 'Cancel a running push: boards not started are cancelled, running ones finish and are reported',
+    tags: ['config'],
+    response: ZPushResultSchema,
+  })
+  cancelPush(@Param({ schema: ZIdParamSchema }) params: { id: string }) {
+    return this.templates.cancelPush(params.id);
+  }
+
   @Get('config-drift')
   @RequireRole('viewer')
   @ApiDoc({

@@ -239,6 +239,21 @@ export class ConfigTemplatesService {
     };
   }
 
+  /** Stops a running push: boards not started are cancelled, running ones finish. Cancelling twice is a no-op. */
+  async cancelPush(id: string) {
+    const push = await this.repository.findPush(id);
+    if (!push) {
+      throw new NotFoundProblem('config push', id);
+    }
+    if (!(await this.repository.cancelPush(id)) && push.status !== 'cancelled') {
+      throw new ProblemException(409, `config push ${id} is already ${push.status}: nothing to cancel`, {
+        push_id: id,
+        push_status: push.status,
+      });
+    }
+    return this.getPush(id);
+  }
+
   async getPush(id: string) {
     const push = await this.repository.findPush(id);
     if (!push) {

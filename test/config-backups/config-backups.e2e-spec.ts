@@ -272,6 +272,67 @@ redis.describe('config backups against a rack of simulated boards', () => {
     expect((await boardClient(8).getHostname()).hostname).toBe('r1-8'); // never sent
   }, 30_000);
 
+  it('cancels a running push: the running board finishes, the boards not started get nothing', async () => {
+    const t = await api('POST', '/api/v1/config-templates', {
+      name: 'ntp-cancel',
+      ntp_servers: ['ntp.cancel.example'],
+    });
+    const calls = async (i: number) =>
+      (await rack.control('GET', `/rack/boards/${i}/calls`)).body.calls.postConfig ?? 0;
+    const before = await Promise.all([7, 8, 9].map(calls));
+    await rack.control('POST', '/rack/boards/7/faults', { latencyMs: 2000 }); // b7 goes first and takes a while
+    try {
+      const run = await api('POST', `/api/v1/config-templates/${t.body.id}/push`, {
+        selector: 'trio=yes',
+        concurrency: 1,
+        bind: false,
+      });
+      expect(run.status).toBe(202);
+      await waitFor(
+        'b7 running',
+        () => api('GET', `/api/v1/config-pushes/${run.body.id}`),
+        (r) => r.body.boards.some((b: { name: string; status: string }) => b.name === 'b7' && b.status === 'running'),
+        15_000,
+        50,
+      );
+      const cancelled = await api('POST', `/api/v1/config-pushes/${run.body.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.status).toBe('cancelled');
+      const done = await waitFor(
+        'b7 finished',
+        () => api('GET', `/api/v1/config-pushes/${run.body.id}`),
+        (r) => r.body.boards.find((b: { name: string }) => b.name === 'b7').status !== 'running',
+        20_000,
+      );
+      expect(done.value.body.boards.map((b: { name: string; status: string }) => `${b.name}:${b.status}`)).toEqual([
+        'b7:applied',
+        'b8:cancelled',
+        'b9:cancelled',
+      ]);
+      expect(done.value.body.status).toBe('cancelled');
+      expect(await Promise.all([7, 8, 9].map(calls))).toEqual([before[0]! + 1, before[1], before[2]]);
+      // Cancelling again changes nothing; a finished push cannot be cancelled; an unknown one is not found.
+      expect((await api('POST', `/api/v1/config-pushes/${run.body.id}/cancel`)).body.status).toBe('cancelled');
+    } finally {
+      await rack.control('DELETE', '/rack/boards/7/faults');
+    }
+    const finished = await api('POST', `/api/v1/config-templates/${t.body.id}/push`, {
+      selector: 'trio=yes',
+      concurrency: 3,
+      bind: false,
+    });
+    await waitFor(
+      'push completed',
+      () => api('GET', `/api/v1/config-pushes/${finished.body.id}`),
+      (r) => r.body.status !== 'running',
+      20_000,
+    );
+    const refused = await api('POST', `/api/v1/config-pushes/${finished.body.id}/cancel`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/already completed/);
+    expect((await api('POST', '/api/v1/config-pushes/00000000-0000-4000-8000-000000000000/cancel')).status).toBe(404);
+  }, 60_000);
+
   it('board replacement: the old board’s last version restored to a new board gives the same export except origin and time', async () => {
     // Give board 20 node labels too, then back it up.
     await boardClient(20).postConfig({
