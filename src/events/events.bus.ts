@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
@@ -5,6 +6,8 @@ import { ConfigService } from '../config/config.service.js';
 
 /** What the SSE stream carries. `board_id` lets dashboards filter; `data` is small (NOTIFY caps payloads at 8 kB). */
 export interface FleetEvent {
+  /** Unique, and the same in every process (the SSE `id:`, so a reconnecting client names what it saw last). */
+  id: string;
   type: 'alert' | 'board_state' | 'job';
   /** e.g. `firing`, `resolved`, `acknowledged` for alerts; the new state for boards; `completed`/`failed` for jobs. */
   action: string;
@@ -17,6 +20,9 @@ export interface FleetEvent {
 const CHANNEL = 'tpfleet_events';
 /** NOTIFY refuses payloads of 8000 bytes or more; larger events travel without their data. */
 const MAX_PAYLOAD = 7900;
+/** Alert and board events kept for replay to reconnecting clients: the newest this many, for at most this long. */
+const REPLAY_MAX_EVENTS = 1000;
+const REPLAY_MAX_AGE_MS = 10 * 60_000;
 
 /**
  * Fleet events for the SSE stream, across processes. Events are published with Postgres NOTIFY (the database is
@@ -31,6 +37,8 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
   private listener: pg.Client | undefined;
   private notifier: pg.Pool | undefined;
   private closing = false;
+  /** Recent alert and board events, oldest first (every process LISTENs, so every process keeps the same ones). */
+  private readonly recent: FleetEvent[] = [];
 
   constructor(private readonly config: ConfigService) {
     this.local.setMaxListeners(0);
@@ -56,7 +64,7 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
         return;
       }
       try {
-        this.local.emit('event', JSON.parse(msg.payload) as FleetEvent);
+        this.deliver(JSON.parse(msg.payload) as FleetEvent);
       } catch {
         // a malformed payload is dropped; the stream goes on
       }
@@ -75,10 +83,14 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Publishes to every process (or only this one in embedded mode). Never throws: events are best effort. */
-  async publish(event: Omit<FleetEvent, 'at'> & { at?: string }): Promise<void> {
-    const full: FleetEvent = { ...event, at: event.at ?? new Date().toISOString() };
+  async publish(event: Omit<FleetEvent, 'at' | 'id'> & { at?: string }): Promise<void> {
+    const full: FleetEvent = {
+      ...event,
+      id: `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`,
+      at: event.at ?? new Date().toISOString(),
+    };
     if (!this.notifier) {
-      this.local.emit('event', full);
+      this.deliver(full);
       return;
     }
     let payload = JSON.stringify(full);
@@ -89,13 +101,41 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
       await this.notifier.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
     } catch (err) {
       this.logger.warn(`event not published: ${err instanceof Error ? err.message : String(err)}`);
-      this.local.emit('event', full);
+      this.deliver(full);
     }
   }
 
-  /** Delivers to this process's subscribers only (for sources every process already sees, such as queue events). */
+  /**
+   * Delivers to this process's subscribers only (for sources every process already sees, such as queue events).
+   * Not kept for replay: queue events are only gathered while a stream is open.
+   */
   emitLocal(event: FleetEvent): void {
     this.local.emit('event', event);
+  }
+
+  /**
+   * The events after `lastId`, oldest first; null when `lastId` is not among the kept ones (older than the replay
+   * window, or never seen), so the client must reload the state instead.
+   */
+  since(lastId: string): FleetEvent[] | null {
+    this.prune();
+    const index = this.recent.findLastIndex((e) => e.id === lastId);
+    return index < 0 ? null : this.recent.slice(index + 1);
+  }
+
+  private deliver(event: FleetEvent): void {
+    if (typeof event.id === 'string') {
+      this.recent.push(event);
+      this.prune();
+    }
+    this.local.emit('event', event);
+  }
+
+  private prune(): void {
+    const oldest = Date.now() - REPLAY_MAX_AGE_MS;
+    while (this.recent.length > REPLAY_MAX_EVENTS || (this.recent.length && Date.parse(this.recent[0]!.at) < oldest)) {
+      this.recent.shift();
+    }
   }
 
   subscribe(handler: (event: FleetEvent) => void): () => void {

@@ -34,13 +34,14 @@ export function eventMatches(event: FleetEvent, query: TEventsQuery): boolean {
 }
 
 /**
- * `GET /api/v1/events`: Server-Sent Events for dashboards. A live stream (no replay): on reconnect a client reads
- * the current state from the alerts and boards APIs, then follows the stream. A comment line every 15 s keeps
- * proxies from closing an idle stream.
+ * `GET /api/v1/events`: Server-Sent Events for dashboards. A client that reconnects with `Last-Event-ID` (browsers'
+ * EventSource does so itself) first gets the alert and board events it missed, from any instance; when that id is
+ * older than the replay window (10 minutes, 1,000 events) it gets a `reset` event instead and should reload the
+ * state from the alerts and boards APIs. Job events are live only. A comment line every 15 s keeps proxies from
+ * closing an idle stream.
  */
 @Controller('api/v1/events')
 export class EventsController implements OnModuleDestroy {
-  private sequence = 0;
   /** Open streams, ended on shutdown: the HTTP server waits for every connection, and a stream never idles. */
   private readonly open = new Set<() => void>();
 
@@ -70,8 +71,20 @@ export class EventsController implements OnModuleDestroy {
       if (!eventMatches(event, query)) {
         return;
       }
-      raw.write(`id: ${++this.sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      raw.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     };
+    // Replay and subscription in one synchronous stretch: no event can slip in between (nor arrive twice).
+    const lastId = request.headers['last-event-id'];
+    if (typeof lastId === 'string' && lastId !== '') {
+      const missed = this.bus.since(lastId);
+      if (missed === null) {
+        raw.write(
+          `event: reset\ndata: ${JSON.stringify({ reason: 'the last event id is older than the replay window (or unknown): reload the state' })}\n\n`,
+        );
+      } else {
+        missed.forEach(send);
+      }
+    }
     const unsubscribe = this.bus.subscribe(send);
     const releaseJobs = !query.types || query.types.includes('job') ? this.jobEvents.acquire() : () => undefined;
     const heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);

@@ -43,6 +43,7 @@ export class JobEventsSource implements OnModuleDestroy {
         events.on('error', (err) => this.logger.warn(`job events of ${queue}: ${err.message}`));
         events.on('completed', ({ jobId }) =>
           this.bus.emitLocal({
+            id: `job-${queue}-${jobId}-completed`,
             type: 'job',
             action: 'completed',
             at: new Date().toISOString(),
@@ -51,6 +52,7 @@ export class JobEventsSource implements OnModuleDestroy {
         );
         events.on('failed', ({ jobId, failedReason }) =>
           this.bus.emitLocal({
+            id: `job-${queue}-${jobId}-failed`,
             type: 'job',
             action: 'failed',
             at: new Date().toISOString(),

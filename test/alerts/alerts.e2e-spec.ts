@@ -384,16 +384,40 @@ redis.describe('alerts: two instances, a rack, a webhook and Alertmanager', () =
       (t) => t.includes('event: alert') && t.includes('config_drift'),
       5000,
     );
+    // The dashboard drops off; the alert resolves meanwhile; it reconnects to the OTHER instance with the id of the
+    // last event it saw and is given what it missed.
+    const seenId = /id: (\S+)\nevent: alert\ndata: [^\n]*config_drift/.exec(text)![1]!;
+    stream.body.destroy();
     await s2!.resolveExternal({ key: 'config_drift', boardId: id });
     await s1!.resolveExternal({ key: 'config_drift', boardId: id });
     expect((await alertsOf(id)).find((a) => a.rule === 'config_drift')?.status).toBe('resolved');
+    await sleep(300); // the NOTIFY reaches instance 1
+    const resumed = await request(`${apps[0]!.baseUrl}/api/v1/events?types=alert&board_id=${id}`, {
+      headers: { authorization: `Bearer ${'test-admin-token-0123456789abcdef'}`, 'last-event-id': seenId },
+    });
+    let replayed = '';
+    resumed.body.on('data', (c: Buffer) => (replayed += c.toString()));
     await waitFor(
-      'SSE resolved event',
-      async () => text,
+      'SSE resolved event replayed',
+      async () => replayed,
       (t) => /"action":"resolved"[^\n]*config_drift/.test(t),
       5000,
     );
-    stream.body.destroy();
+    expect(replayed).not.toContain(`id: ${seenId}\n`); // only what came after it
+    resumed.body.destroy();
+
+    const stale = await request(`${apps[0]!.baseUrl}/api/v1/events?types=alert`, {
+      headers: { authorization: `Bearer ${'test-admin-token-0123456789abcdef'}`, 'last-event-id': 'long-gone' },
+    });
+    let reset = '';
+    stale.body.on('data', (c: Buffer) => (reset += c.toString()));
+    await waitFor(
+      'SSE reset',
+      async () => reset,
+      (t) => t.includes('event: reset'),
+      5000,
+    );
+    stale.body.destroy();
   }, 30_000);
 
   it('receivers: a test send is signed and logged', async () => {
