@@ -7,6 +7,7 @@ import {
   SilencesController,
 } from './alerts.controller.js';
 import { AlertsEvaluator } from './alerts.evaluator.js';
+import { AlertmanagerSilences } from './alertmanager-silences.js';
 import { AlertsRepository } from './alerts.repository.js';
 import { AlertsScheduler } from './alerts.scheduler.js';
 import { AlertsService } from './alerts.service.js';
@@ -27,6 +28,7 @@ import { SilencesService } from './silences.service.js';
   imports: [FleetModule],
   controllers: [AlertsController, AlertRulesController, SilencesController, ReceiversController],
   providers: [
+    AlertmanagerSilences,
     AlertsRepository,
     AlertsService,
     AlertsEvaluator,

@@ -7,6 +7,7 @@ import { EventsBus } from '../events/events.bus.js';
 import type { Alert, AlertSeverity } from '../generated/prisma/client.js';
 import { alertLabels, openKey, severitiesFrom } from './alert-labels.js';
 import type { TAlert, TAlertListQuery } from './alerts.dto.js';
+import { AlertmanagerSilences } from './alertmanager-silences.js';
 import { AlertsRepository, type NewAlert } from './alerts.repository.js';
 import { NotifierService } from './notifier.service.js';
 
@@ -43,6 +44,7 @@ export class AlertsService {
     private readonly timeline: TimelineService,
     private readonly events: EventsBus,
     private readonly notifier: NotifierService,
+    private readonly silences: AlertmanagerSilences,
   ) {}
 
   /**
@@ -154,6 +156,9 @@ export class AlertsService {
     if (transition === 'firing' || transition === 'resolved' || transition === 'severity_changed') {
       await this.notifier.alertChanged(alert);
     }
+    if (transition === 'resolved' && alert.acknowledgedAt) {
+      await this.silences.released(alert); // the acknowledgement's silence must not hide the next episode
+    }
   }
 
   async get(id: string): Promise<TAlert> {
@@ -201,6 +206,7 @@ export class AlertsService {
       severity: row.severity,
       data: { alert_id: id, rule: row.rule, by: actor, comment },
     });
+    await this.silences.acknowledged(row, actor, comment);
     return toAlertDto(row);
   }
 
@@ -209,6 +215,7 @@ export class AlertsService {
     if (!row) {
       throw new NotFoundProblem('alert', id);
     }
+    await this.silences.released(row);
     return toAlertDto(row);
   }
 }

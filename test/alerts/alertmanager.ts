@@ -40,6 +40,16 @@ export interface AlertmanagerProcess {
       status: { state: string };
     }>
   >;
+  /** GET /api/v2/silences (every state). */
+  silences(): Promise<
+    Array<{
+      id: string;
+      comment: string;
+      createdBy: string;
+      matchers: Array<{ name: string; value: string; isEqual: boolean; isRegex: boolean }>;
+      status: { state: string };
+    }>
+  >;
   stop(): Promise<void>;
   process: ChildProcess;
 }
@@ -98,6 +108,10 @@ export async function startAlertmanager(binary: string): Promise<AlertmanagerPro
     process: child,
     async alerts() {
       const res = await request(`${url}/api/v2/alerts`);
+      return (await res.body.json()) as never;
+    },
+    async silences() {
+      const res = await request(`${url}/api/v2/silences`);
       return (await res.body.json()) as never;
     },
     async stop() {

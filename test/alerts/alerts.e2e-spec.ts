@@ -335,6 +335,25 @@ redis.describe('alerts: two instances, a rack, a webhook and Alertmanager', () =
     const ack = await api('POST', `/api/v1/alerts/${firing.value[0]!.id}/acknowledge`, { comment: 'on it' });
     expect(ack.status).toBe(200);
     expect(ack.body.acknowledged).toMatchObject({ comment: 'on it', by: expect.any(String) });
+    // Mirrored into Alertmanager as a silence on the alert's identity, so its own routes stop notifying too.
+    const mirrored = (list: Awaited<ReturnType<AlertmanagerProcess['silences']>>) =>
+      list.find((s) => s.comment.includes(firing.value[0]!.id));
+    if (am) {
+      const silenced = await waitFor(
+        'silence in Alertmanager',
+        () => am!.silences(),
+        (l) => !!mirrored(l),
+        5000,
+      );
+      expect(mirrored(silenced.value)).toMatchObject({
+        status: { state: 'active' },
+        comment: expect.stringContaining('on it'),
+        matchers: expect.arrayContaining([
+          { name: 'alertname', value: firing.value[0]!.rule, isEqual: true, isRegex: false },
+          { name: 'board_id', value: id, isEqual: true, isRegex: false },
+        ]),
+      });
+    }
     await sleep(3000); // several group intervals
     expect(webhook.deliveries.flatMap((d) => d.body.alerts).filter((a) => a.board_id === id)).toEqual([]);
     const listed = await api('GET', `/api/v1/alerts?status=firing&acknowledged=true&board_id=${id}`);
@@ -348,6 +367,16 @@ redis.describe('alerts: two instances, a rack, a webhook and Alertmanager', () =
       15_000,
       250,
     );
+    if (am) {
+      // Resolved: the acknowledgement's silence is expired, so it cannot hide the next episode.
+      await waitFor(
+        'silence expired in Alertmanager',
+        () => am!.silences(),
+        (l) => mirrored(l)?.status.state === 'expired',
+        10_000,
+        250,
+      );
+    }
   }, 60_000);
 
   it('external alerts (config drift) are raised once by racing instances, listed by firingAlerts, resolved, and streamed', async () => {
