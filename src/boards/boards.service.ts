@@ -109,10 +109,13 @@ export class BoardsService implements OnApplicationBootstrap {
     };
   }
 
-  /** Registers one board and polls it at once (dialect, facts, first readings), so the answer says how it is. */
+  /**
+   * Registers one board and polls it at once (dialect, facts, first readings), so the answer says how it is; its
+   * firmware reads follow in the slow lane within moments.
+   */
   async register(input: TBoardCreate) {
     const [board] = await this.create([input], { spreadSeconds: 0 });
-    await this.poller.pollNow([board!.id]);
+    await this.poller.pollNow([board!.id], { firmware: 'queued' });
     return this.get(board!.id);
   }
 

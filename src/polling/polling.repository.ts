@@ -57,6 +57,8 @@ export class PollingRepository {
     defaultIntervalSeconds: number,
     slowIntervalSeconds: number,
     mediumEvery: number = MEDIUM_POLL_EVERY,
+    /** false: leave the firmware reads due (the slow lane is behind); they are claimed on a later tick. */
+    includeSlow = true,
   ): Promise<Array<{ id: string; slow: boolean; medium: boolean }> | null> {
     return this.prisma.$transaction(async (tx) => {
       const [lock] = await tx.$queryRaw<[{ locked: boolean }]>`
@@ -66,7 +68,7 @@ export class PollingRepository {
       }
       return tx.$queryRaw<Array<{ id: string; slow: boolean; medium: boolean }>>`
         WITH due AS (
-          SELECT "id", "nextSlowPollAt" <= now() AS slow, "nextMediumPollAt" <= now() AS medium
+          SELECT "id", ("nextSlowPollAt" <= now() AND ${includeSlow}) AS slow, "nextMediumPollAt" <= now() AS medium
           FROM "Board"
           WHERE "decommissionedAt" IS NULL
             AND "state" <> 'credentials_invalid'

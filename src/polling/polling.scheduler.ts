@@ -6,6 +6,7 @@ import { PollingRepository } from './polling.repository.js';
 import {
   MAX_CLAIM_PER_TICK,
   MAX_WAITING_BATCHES,
+  MAX_WAITING_SLOW_BATCHES,
   POLL_BATCH_SIZE,
   THERMAL_COMPACT_EVERY_MS,
   TICK_MS,
@@ -60,10 +61,13 @@ export class PollingScheduler implements OnApplicationBootstrap, OnModuleDestroy
         this.logger.warn(`polling is behind: ${waiting} batches waiting; not claiming this tick`);
         return 0;
       }
+      const slowWaiting = await this.jobs.queue(pollSlowJob.queue).getWaitingCount();
       const claimed = await this.repository.claimDue(
         MAX_CLAIM_PER_TICK,
         this.config.polling.intervalSeconds,
         this.config.polling.slowIntervalSeconds,
+        undefined,
+        slowWaiting <= MAX_WAITING_SLOW_BATCHES,
       );
       if (claimed === null) {
         return 0; // another instance is the scheduler this tick

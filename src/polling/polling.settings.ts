@@ -16,6 +16,11 @@ export const MAX_CLAIM_PER_TICK = 5000;
 export const MAX_WAITING_BATCHES = 100;
 export const TICK_MS = 1000;
 /**
+ * Firmware reads are not claimed while this many slow-lane batches wait: the boards stay due for them and are
+ * claimed once the lane catches up (a lane slower than its boards' schedule must not grow a queue without end).
+ */
+export const MAX_WAITING_SLOW_BATCHES = 20;
+/**
  * /cooling and /sdcard are read on every MEDIUM_POLL_EVERY-th fast poll. They change slowly (a held governor, a
  * filling card) and their rules dwell for minutes, while every extra request per poll costs the fleet
  * boards ÷ interval requests a second (10,000 boards at 15 s: +667/s per operation).

@@ -4,6 +4,7 @@ import { capabilities } from '@tpfleet/board-api/client';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
+import { JobsService } from '../jobs/jobs.service.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { pollBoard, readSlow, type PollDeps, type PollDue } from './board-poller.js';
@@ -65,6 +66,7 @@ export class PollingWorker {
     private readonly repository: PollingRepository,
     private readonly clients: BoardClientsService,
     private readonly metrics: MetricsService,
+    private readonly jobs: JobsService,
   ) {
     this.limiter = new Semaphore(config.polling.concurrency);
     this.slowLimiter = new Semaphore(config.polling.slowConcurrency);
@@ -98,9 +100,17 @@ export class PollingWorker {
     return { read: reads.length, retrySoon: reads.filter((r) => r.retrySoon).length };
   }
 
-  /** Polls these boards now, in the caller (registration, "poll now"): fast, slow and /about when due. */
-  async pollNow(ids: string[]): Promise<void> {
-    await this.pollTargets(ids.map((id) => ({ id, slow: true, medium: true })));
+  /**
+   * Polls these boards now, in the caller: health, thermal, cooling, sdcard and /about when due. The firmware reads
+   * are made too ("poll now" asks for everything), or with `firmware: 'queued'` (registration) handed to the slow
+   * lane at once, so an update check waiting on an air-gapped board's uplink does not hold up the answer.
+   */
+  async pollNow(ids: string[], options: { firmware: 'inline' | 'queued' } = { firmware: 'inline' }): Promise<void> {
+    const inline = options.firmware === 'inline';
+    await this.pollTargets(ids.map((id) => ({ id, slow: inline, medium: true })));
+    if (!inline && ids.length) {
+      await this.jobs.enqueue(pollSlowJob, { boards: ids });
+    }
   }
 
   private async pollTargets(

@@ -20,8 +20,8 @@ redis.describe('the slow polling lane', () => {
   let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    rack = await startRack(BOARDS, ['--trust-loopback']);
-    for (let i = 1; i <= BOARDS; i++) {
+    rack = await startRack(BOARDS + 1, ['--trust-loopback']);
+    for (let i = 1; i <= BOARDS + 1; i++) {
       const ms = i === BOARDS ? TIMEOUT_MS + 3000 : CHECK_MS;
       await rack.control('POST', `/rack/boards/${i}/faults`, { pathLatencyMs: { '/api/bmc/firmware/check': ms } });
     }
@@ -109,5 +109,27 @@ redis.describe('the slow polling lane', () => {
     const board = (await api('GET', `/api/v1/boards/${id}`)).body;
     expect(board.state).toBe('online');
     expect(board.latest.slots_at).not.toBeNull();
+  }, 60_000);
+
+  it('registering one board answers without waiting for its update check, which follows in the slow lane', async () => {
+    // The first twelve boards' slow checks kept the four slow slots busy; let them answer at once from now on.
+    for (let i = 1; i <= BOARDS; i++) {
+      await rack.control('DELETE', `/rack/boards/${i}/faults`);
+    }
+    const started = Date.now();
+    const res = await api('POST', '/api/v1/boards', { name: 'single', base_url: rack.boardUrl(BOARDS + 1) });
+    expect(res.status).toBe(201);
+    // The check takes CHECK_MS on this board: made inline, the answer could not come sooner.
+    expect(Date.now() - started).toBeLessThan(CHECK_MS);
+    expect(res.body).toMatchObject({ state: 'online', dialect: 'agent' });
+    expect(res.body.latest.health_at).not.toBeNull();
+    const later = await waitFor(
+      'the firmware check stored',
+      () => api('GET', `/api/v1/boards/${res.body.id}`),
+      (r) => r.body.latest.firmware_at !== null,
+      CHECK_MS + 10_000,
+      250,
+    );
+    expect(later.value.body.latest.slots_at).not.toBeNull();
   }, 60_000);
 });
