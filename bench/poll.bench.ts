@@ -13,12 +13,17 @@
 import { expect, it } from '@jest/globals';
 import pg from 'pg';
 import { Agent, request } from 'undici';
-import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../test/support/app.js';
-import { createTestDatabase, testQueuePrefix } from '../test/support/database.js';
-import { testEnv } from '../test/support/env.js';
+import { createTestDatabase } from '../test/support/database.js';
 import { apiClient } from '../test/boards/api.js';
 import { startRack } from '../test/boards/rack.js';
-import { cpuSecondsOf, machineCpuSeconds, startFleetProcess, type FleetProcess } from './lib/fleet-process.js';
+import {
+  cpuSecondsOf,
+  fleetEnv,
+  machineCpuSeconds,
+  requireBenchServers,
+  startFleetProcess,
+  type FleetProcess,
+} from './lib/fleet-process.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -40,21 +45,14 @@ function counter(metricsText: string, name: string): number {
 }
 
 it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
-  if (!testEnv.redisUrl || !testEnv.databaseUrl) {
-    throw new Error('the poll bench needs PostgreSQL and Redis: run it with `npm run bench -- poll`');
-  }
+  const { redisUrl } = requireBenchServers('poll');
   const rack = await startRack(BOARDS, ['--trust-loopback']);
   const db = await createTestDatabase();
-  const fleetEnv = {
-    DATABASE_URL: db.url,
-    REDIS_URL: testEnv.redisUrl,
-    QUEUE_PREFIX: testQueuePrefix(),
-    BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    SECRET_KEY: TEST_SECRET_KEY,
+  const env = fleetEnv(db, redisUrl, {
     POLL_INTERVAL_SECONDS: String(INTERVAL),
     POLL_CONCURRENCY: process.env.BENCH_CONCURRENCY ?? '64',
     POLL_TIMEOUT_MS: '5000',
-  };
+  });
   const fleet: FleetProcess[] = [];
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
@@ -80,10 +78,10 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       '',
     );
 
-    const apiProcess = await startFleetProcess('api', fleetEnv);
+    const apiProcess = await startFleetProcess('api', env);
     fleet.push(apiProcess);
     const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const worker = await startFleetProcess('worker', fleetEnv, workerNodeArgs);
+    const worker = await startFleetProcess('worker', env, workerNodeArgs);
     fleet.push(worker);
     const api = apiClient(apiProcess.url);
     for (let i = 0; i < BOARDS; i += 1000) {

@@ -19,10 +19,8 @@ import {
   waitOnline,
   type Api,
 } from '../test/firmware/helpers.js';
-import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../test/support/app.js';
-import { createTestDatabase, testQueuePrefix } from '../test/support/database.js';
-import { testEnv } from '../test/support/env.js';
-import { startFleetProcess, type FleetProcess } from './lib/fleet-process.js';
+import { createTestDatabase } from '../test/support/database.js';
+import { fleetEnv, requireBenchServers, startFleetProcess, type FleetProcess } from './lib/fleet-process.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 1000);
 const INSTALL_MS = Number(process.env.BENCH_INSTALL_MS ?? 2000);
@@ -32,6 +30,7 @@ const BOOT_MS = Number(process.env.BENCH_BOOT_MS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
 it(`rolls out to ${BOARDS} boards`, async () => {
+  const { redisUrl } = requireBenchServers('rollout');
   const host = await startFirmwareHost();
   const rack = await startRack(BOARDS, [
     '--trust-loopback',
@@ -40,21 +39,13 @@ it(`rolls out to ${BOARDS} boards`, async () => {
     '--install-delay-ms',
     String(INSTALL_MS),
   ]);
-  if (!testEnv.redisUrl || !testEnv.databaseUrl) {
-    throw new Error('the rollout bench needs PostgreSQL and Redis: run it with `npm run bench -- rollout`');
-  }
   const db = await createTestDatabase();
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: testEnv.redisUrl,
-    QUEUE_PREFIX: testQueuePrefix(),
-    BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    SECRET_KEY: TEST_SECRET_KEY,
+  const env = fleetEnv(db, redisUrl, {
     POLL_INTERVAL_SECONDS: '10',
     POLL_SLOW_INTERVAL_SECONDS: '30',
     POLL_CONCURRENCY: '64',
     POLL_TIMEOUT_MS: '5000',
-  };
+  });
   const fleet: FleetProcess[] = [];
   fleet.push(await startFleetProcess('api', env), await startFleetProcess('worker', env));
   const api = apiClient(fleet[0]!.url) as Api;

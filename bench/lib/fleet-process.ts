@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../../test/support/app.js';
+import { testQueuePrefix, type TestDatabase } from '../../test/support/database.js';
+import { testEnv } from '../../test/support/env.js';
 
 export interface FleetProcess {
   role: 'api' | 'worker' | 'all';
@@ -55,6 +58,26 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Refuses to run without the real servers a fleet benchmark measures against (`npm run bench` finds them). */
+export function requireBenchServers(bench: string): { redisUrl: string } {
+  if (!testEnv.redisUrl || !testEnv.databaseUrl) {
+    throw new Error(`the ${bench} bench needs PostgreSQL and Redis: run it with \`npm run bench -- ${bench}\``);
+  }
+  return { redisUrl: testEnv.redisUrl };
+}
+
+/** The environment of a benchmarked fleet process: its own database and queue prefix, plus the bench's settings. */
+export function fleetEnv(db: TestDatabase, redisUrl: string, settings: Record<string, string>): Record<string, string> {
+  return {
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: testQueuePrefix(),
+    BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SECRET_KEY: TEST_SECRET_KEY,
+    ...settings,
+  };
 }
 
 export async function startFleetProcess(
