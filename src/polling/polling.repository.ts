@@ -56,9 +56,9 @@ export class PollingRepository {
     limit: number,
     defaultIntervalSeconds: number,
     slowIntervalSeconds: number,
-    mediumEvery: number = MEDIUM_POLL_EVERY,
     /** false: leave the firmware reads due (the slow lane is behind); they are claimed on a later tick. */
     includeSlow = true,
+    mediumEvery: number = MEDIUM_POLL_EVERY,
   ): Promise<Array<{ id: string; slow: boolean; medium: boolean }> | null> {
     return this.prisma.$transaction(async (tx) => {
       const [lock] = await tx.$queryRaw<[{ locked: boolean }]>`

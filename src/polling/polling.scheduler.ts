@@ -66,7 +66,6 @@ export class PollingScheduler implements OnApplicationBootstrap, OnModuleDestroy
         MAX_CLAIM_PER_TICK,
         this.config.polling.intervalSeconds,
         this.config.polling.slowIntervalSeconds,
-        undefined,
         slowWaiting <= MAX_WAITING_SLOW_BATCHES,
       );
       if (claimed === null) {

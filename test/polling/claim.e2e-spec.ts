@@ -42,15 +42,15 @@ redis.describe('claiming due boards', () => {
   it('leaves the firmware reads due while the slow lane is behind, and claims them once it catches up', async () => {
     const repository = app.app.get(PollingRepository);
     await makeDue();
-    const behind = await repository.claimDue(100, 15, 3600, 4, false);
+    const behind = await repository.claimDue(100, 15, 3600, false);
     expect(behind).toEqual([{ id, slow: false, medium: expect.any(Boolean) }]);
     expect((await slowAt()).getTime()).toBeLessThanOrEqual(Date.now()); // still due
 
     await sql.query(`UPDATE "Board" SET "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`, [id]);
-    const caughtUp = await repository.claimDue(100, 15, 3600, 4, true);
+    const caughtUp = await repository.claimDue(100, 15, 3600, true);
     expect(caughtUp).toEqual([{ id, slow: true, medium: expect.any(Boolean) }]);
     expect((await slowAt()).getTime()).toBeGreaterThan(Date.now() + 3000 * 1000); // an interval (±10 %) on
     // Claimed: not due again this tick.
-    expect(await repository.claimDue(100, 15, 3600, 4, true)).toEqual([]);
+    expect(await repository.claimDue(100, 15, 3600, true)).toEqual([]);
   });
 });
