@@ -9,7 +9,8 @@ export const testEnv = {
     (process.env.TEST_REDIS_URL ? null : 'TEST_REDIS_URL is not set (run the tests with `npm test`)'),
 };
 
-export const TEMPLATE_DB = 'tpfleet_test_template';
+/** The migrated template database of this run (named by global-setup.ts after a hash of the migrations). */
+export const TEMPLATE_DB = process.env.TEST_TEMPLATE_DB || 'tpfleet_test_template';
 
 /** The same server URL with another database name. */
 export function withDatabase(url: string, database: string): string {

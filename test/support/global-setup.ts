@@ -1,5 +1,7 @@
-// Once per jest run: bring the template database up to date with prisma/migrations (rebuilt when a hash of the
-// migrations changes). Each integration/e2e file then copies it (createTestDatabase) in ~0.1 s.
+// Once per jest run: make sure a template database exists for this exact set of prisma/migrations (its name carries a
+// hash of them, so test runs of two checkouts with different migrations never rebuild each other's template under
+// them). Each integration/e2e file then copies it (createTestDatabase) in ~0.1 s; the name reaches the test workers
+// through TEST_TEMPLATE_DB (see ./env.ts).
 // jest loads this file as CommonJS without the moduleNameMapper, so it imports only node builtins and pg, and runs
 // the migrations through the built CLI (npm test builds first).
 import { spawnSync } from 'node:child_process';
@@ -8,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 
-const TEMPLATE_DB = 'tpfleet_test_template'; // also in ./env.ts
+const TEMPLATE_PREFIX = 'tpfleet_test_template'; // also in ./env.ts
 const LOCK_ID = 4_187_301; // serialises concurrent test runs against one server
 const CLI = 'dist/src/db/migrate-cli.js';
 
@@ -34,16 +36,19 @@ export default async function globalSetup(): Promise<void> {
   if (!url) {
     return; // embedded: each file migrates its own in-memory PGlite
   }
-  const hash = `migrations:${migrationsHash()}`;
+  const hash = migrationsHash();
+  const TEMPLATE_DB = `${TEMPLATE_PREFIX}_${hash}`;
+  process.env.TEST_TEMPLATE_DB = TEMPLATE_DB; // read by the test workers, which start after this
   const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
   await admin.connect();
   try {
     await admin.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
+    // The COMMENT is written last: a template without it is one whose migration failed or was interrupted.
     const found = await admin.query<{ comment: string | null }>(
       'SELECT shobj_description(oid, $2) AS comment FROM pg_database WHERE datname = $1',
       [TEMPLATE_DB, 'pg_database'],
     );
-    if (found.rows[0]?.comment === hash) {
+    if (found.rows[0]?.comment === 'complete') {
       return;
     }
     if (!existsSync(CLI)) {
@@ -58,7 +63,7 @@ export default async function globalSetup(): Promise<void> {
     if (run.status !== 0) {
       throw new Error(`migrating ${TEMPLATE_DB} failed:\n${run.stdout}${run.stderr}`);
     }
-    await admin.query(`COMMENT ON DATABASE ${TEMPLATE_DB} IS '${hash}'`);
+    await admin.query(`COMMENT ON DATABASE ${TEMPLATE_DB} IS 'complete'`);
   } finally {
     await admin.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
     await admin.end();
