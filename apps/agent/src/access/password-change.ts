@@ -1,4 +1,5 @@
 import { BoardError } from '../backend/backend.js';
+import { MAX_PASSWORD_BYTES } from '../auth/credential-limits.js';
 
 /**
  * The local accounts, shared with the authenticator's credential check (one store: a changed password is what the
@@ -25,6 +26,13 @@ export async function changePassword(
   // Unicode characters, not bytes (or UTF-16 units).
   if ([...body.new_password].length < MIN_PASSWORD_CHARACTERS) {
     throw new BoardError(400, `the new password is too short: at least ${MIN_PASSWORD_CHARACTERS} characters`);
+  }
+  // Before any hashing: a long password costs the crypt check the square of its length, and no login could use it.
+  if (Buffer.byteLength(body.new_password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new BoardError(400, `the new password is too long: at most ${MAX_PASSWORD_BYTES} bytes`);
+  }
+  if (Buffer.byteLength(body.current_password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new BoardError(400, `the current password is longer than ${MAX_PASSWORD_BYTES} bytes, so it is wrong`);
   }
   if (body.new_password === body.current_password) {
     throw new BoardError(400, 'the new password is the same as the current one');

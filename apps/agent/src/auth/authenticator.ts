@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { BoardError } from '../backend/backend.js';
 import { readBody } from '../server/body.js';
-import { sendJson, sendText } from '../server/reply.js';
+import { sendJson, sendProblem, sendRefusal, sendText, type Spelling } from '../server/reply.js';
 import { BanPatrol, formatDuration } from './ban-patrol.js';
+import { LOGIN_BODY_LIMIT, oversizedCredential } from './credential-limits.js';
 import { proxiedIdentity } from '../tls/https.js';
 import type { AccountStore } from '../access/password-change.js';
 import { LocalAccounts } from './local-accounts.js';
@@ -129,14 +131,24 @@ export class Authenticator {
     if (proxied !== undefined) {
       return { admitted: true, actor: { name: proxied, scheme: 'mtls' } };
     }
-    return this.checkAuthorization(req, res, peer);
+    return this.checkAuthorization(req, res, peer, spellingOf(pathname));
   }
 
   private async login(req: IncomingMessage, res: ServerResponse, peer: string): Promise<void> {
+    let raw: Buffer;
+    try {
+      // A few KiB hold any credentials this board can accept; more is refused before it is buffered.
+      raw = await readBody(req, LOGIN_BODY_LIMIT);
+    } catch (err) {
+      if (err instanceof BoardError) {
+        sendProblem(res, err.status, `a login body is at most ${LOGIN_BODY_LIMIT} bytes; nothing was checked`);
+        return;
+      }
+      throw err;
+    }
     let username: string;
     let password: string;
     try {
-      const raw = await readBody(req);
       const parsed: unknown = JSON.parse(raw.toString('utf8'));
       if (
         typeof parsed !== 'object' ||
@@ -151,7 +163,17 @@ export class Authenticator {
       sendText(res, 403, `error trying to parse credentials: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
-    if (!(await this.verify(username, password))) {
+    const oversized = oversizedCredential(username, password);
+    if (oversized !== undefined) {
+      this.bans.failure(peer);
+      sendProblem(res, 400, oversized);
+      return;
+    }
+    const verdict = await this.verifyOrRefuse(res, 'path', username, password);
+    if (verdict === undefined) {
+      return;
+    }
+    if (!verdict) {
       this.bans.failure(peer);
       sendText(res, 403, 'credentials incorrect');
       return;
@@ -166,7 +188,33 @@ export class Authenticator {
     );
   }
 
-  private async checkAuthorization(req: IncomingMessage, res: ServerResponse, peer: string): Promise<Admission> {
+  /**
+   * The account check; undefined when it could not be made (the hashing pool is saturated) and the refusal has been
+   * written in the request's spelling.
+   */
+  private async verifyOrRefuse(
+    res: ServerResponse,
+    spelling: Spelling,
+    username: string,
+    password: string,
+  ): Promise<boolean | undefined> {
+    try {
+      return await this.verify(username, password);
+    } catch (err) {
+      if (err instanceof BoardError && err.status === 503) {
+        sendRefusal(res, spelling, 503, err.message, { 'Retry-After': '1' });
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  private async checkAuthorization(
+    req: IncomingMessage,
+    res: ServerResponse,
+    peer: string,
+    spelling: Spelling,
+  ): Promise<Admission> {
     const header = req.headers.authorization;
     if (header === undefined || header.trim() === '') {
       return this.challenge(res, 'no authorization header provided', `Basic realm="${REALM}"`);
@@ -191,9 +239,20 @@ export class Authenticator {
     if (scheme.toLowerCase() === 'basic') {
       const decoded = Buffer.from(credential, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon > 0 && (await this.verify(decoded.slice(0, colon), decoded.slice(colon + 1)))) {
+      const [username, password] = [decoded.slice(0, Math.max(colon, 0)), decoded.slice(colon + 1)];
+      const oversized = colon > 0 ? oversizedCredential(username, password) : undefined;
+      if (oversized !== undefined) {
+        this.bans.failure(peer);
+        sendRefusal(res, spelling, 401, oversized, { 'WWW-Authenticate': `Basic realm="${REALM}"` });
+        return { admitted: false };
+      }
+      const verdict = colon > 0 ? await this.verifyOrRefuse(res, spelling, username, password) : false;
+      if (verdict === undefined) {
+        return { admitted: false };
+      }
+      if (verdict) {
         this.bans.success(peer);
-        return { admitted: true, actor: { name: decoded.slice(0, colon), scheme: 'basic' } };
+        return { admitted: true, actor: { name: username, scheme: 'basic' } };
       }
       this.bans.failure(peer);
       return this.challenge(res, 'credentials incorrect', `Basic realm="${REALM}"`);
@@ -214,6 +273,11 @@ export class Authenticator {
     sendText(res, 401, message, { 'WWW-Authenticate': challenge });
     return { admitted: false };
   }
+}
+
+/** The legacy form is `/api/bmc?opt=&type=` itself; every other path is the path form. */
+function spellingOf(pathname: string): Spelling {
+  return pathname === '/api/bmc' || pathname === '/api/bmc/' ? 'legacy' : 'path';
 }
 
 function bearerChallenge(description: string): string {

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 
 import type { AccountStore } from '../access/password-change.js';
 import { writeFileAtomic } from '../backend/atomic-file.js';
+import { oversizedCredential } from './credential-limits.js';
 import { PasswordHash } from './password.js';
 
 export const LOCAL_ACCOUNT = 'root';
@@ -46,6 +47,10 @@ export class LocalAccounts implements AccountStore {
   }
 
   async verify(username: string, password: string): Promise<boolean> {
+    // No account can hold an over-long password (POST /access/password refuses one): nothing to derive.
+    if (oversizedCredential(username, password) !== undefined) {
+      return false;
+    }
     // Always derive, so an unknown user costs as much as a wrong password (no account enumeration by timing).
     const ok = await this.hash.verify(password);
     return ok && username === LOCAL_ACCOUNT;

@@ -5,7 +5,9 @@ import { basename, dirname } from 'node:path';
 import type { AccountStore } from '../access/password-change.js';
 import { BoardError } from '../backend/backend.js';
 import { CommandRunError, type CommandRunner, lastLine } from '../backend/linux/runner.js';
-import { cryptScheme, verifyShaCrypt } from './sha-crypt.js';
+import { oversizedCredential } from './credential-limits.js';
+import { cryptScheme } from './sha-crypt.js';
+import { ShaCryptPool } from './sha-crypt-pool.js';
 
 const CHPASSWD_TIMEOUT_MS = 15_000;
 /** chpasswd writes a temp file and renames it; several events arrive for one change. */
@@ -22,6 +24,8 @@ export interface ShadowAccountsOptions {
   /** Watch the file's directory and re-read on change (default true; tests may call `reload()` instead). */
   watch?: boolean;
   debounceMs?: number;
+  /** Where the crypt checks run; default a pool of its own (one worker thread), closed with the accounts. */
+  hasher?: ShaCryptPool;
 }
 
 /**
@@ -36,8 +40,12 @@ export class ShadowAccounts implements AccountStore {
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> = Promise.resolve();
+  /** The crypt checks run on worker threads: on the event loop one check stalled every other request. */
+  readonly hasher: ShaCryptPool;
 
-  private constructor(private readonly options: ShadowAccountsOptions) {}
+  private constructor(private readonly options: ShadowAccountsOptions) {
+    this.hasher = options.hasher ?? new ShaCryptPool();
+  }
 
   static async open(options: ShadowAccountsOptions): Promise<ShadowAccounts> {
     const accounts = new ShadowAccounts(options);
@@ -54,9 +62,13 @@ export class ShadowAccounts implements AccountStore {
   }
 
   async verify(username: string, password: string): Promise<boolean> {
+    // Over-long credentials cannot match any account (no such password can be set), so nothing is hashed.
+    if (oversizedCredential(username, password) !== undefined) {
+      return false;
+    }
     await this.loading;
     const hash = this.entries.get(username);
-    const ok = verifyShaCrypt(password, hash ?? DUMMY_HASH);
+    const ok = await this.hasher.verify(password, hash ?? DUMMY_HASH);
     return ok && hash !== undefined;
   }
 
@@ -104,6 +116,9 @@ export class ShadowAccounts implements AccountStore {
     clearTimeout(this.timer);
     this.watcher?.close();
     this.watcher = undefined;
+    if (this.options.hasher === undefined) {
+      void this.hasher.close();
+    }
   }
 
   private async load(): Promise<void> {
