@@ -9,8 +9,13 @@ import { MAX_PASSWORD_BYTES } from '../auth/credential-limits.js';
 export interface AccountStore {
   /** Constant-cost check: an unknown account costs as much as a wrong password. */
   verify(username: string, password: string): Promise<boolean>;
-  /** Replace the password. Existing bearer tokens stay valid. */
+  /** Replace the password; the account's bearer sessions are then revoked (through `onPasswordChange`). */
   setPassword(username: string, password: string): Promise<void>;
+  /**
+   * Told the user name whenever an account's password changes or the account goes, however it happened (the API,
+   * the rack, `passwd` on the console): the authenticator revokes that account's sessions.
+   */
+  onPasswordChange?(listener: (username: string) => void): void;
 }
 
 export const MIN_PASSWORD_CHARACTERS = 12;

@@ -1,4 +1,5 @@
 import { REALM } from './authenticator.js';
+import { TokenStore } from './tokens.js';
 import { AgentHarness, PASSWORD } from '../testing/harness.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -102,6 +103,51 @@ describe('authentication', () => {
     const expired = await get();
     expect(expired.status).toBe(401);
     expect(expired.text).toBe('token expired 1s ago');
+  });
+
+  it('ends a session at its absolute lifetime, however busy it is', async () => {
+    await h.close();
+    h = await AgentHarness.start({ now: () => now, tokenExpirySeconds: 60, tokenLifetimeSeconds: 120 });
+    const token = await h.login();
+    const get = () => h.request('GET', '/api/bmc/power', { headers: { Authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 2; i++) {
+      now += 50_000;
+      expect((await get()).status).toBe(200);
+    }
+    now += 50_000; // used 50 s ago, so the sliding expiry is not reached; but logged in 150 s ago
+    const ended = await get();
+    expect([ended.status, ended.text]).toEqual([401, 'token expired 30s ago']);
+  });
+
+  it('keeps a session for 24 h at most by default, even one used every hour', () => {
+    let clock = 0;
+    const tokens = new TokenStore(3 * 3600 * 1000, () => clock);
+    const token = tokens.issue('root');
+    for (clock = 3600_000; clock <= 24 * 3600_000; clock += 3600_000) {
+      expect(tokens.check(token)).toEqual({ ok: true, username: 'root' });
+    }
+    clock = 24 * 3600_000 + 1000;
+    expect(tokens.check(token)).toEqual({ ok: false, reason: 'expired', agoMs: 1000 });
+  });
+
+  it('revokes every session of the account when its password changes; the holders are told why and not banned', async () => {
+    const first = await h.login();
+    const second = await h.login();
+    const change = await h.request('POST', '/api/bmc/access/password', {
+      headers: { Authorization: `Bearer ${first}` },
+      body: { username: 'root', current_password: PASSWORD, new_password: 'correct-horse-battery' },
+    });
+    expect(change.status).toBe(204);
+    for (const token of [first, second, first, second, first, second]) {
+      const refused = await h.request('GET', '/api/bmc/power', { headers: { Authorization: `Bearer ${token}` } });
+      expect([refused.status, refused.text]).toEqual([
+        401,
+        'token revoked: the password of root changed; log in again',
+      ]);
+    }
+    h.password = 'correct-horse-battery';
+    await h.login();
+    expect((await h.request('GET', '/api/bmc/power')).status).toBe(200);
   });
 
   it('bans a peer after 5 failures for 60 s with 429 + Retry-After on every path, doubling on repeat', async () => {

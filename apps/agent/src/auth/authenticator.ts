@@ -25,6 +25,8 @@ export interface AuthOptions {
   accountsFile?: string;
   /** Sliding bearer-token lifetime; default 10800 s (3 h). */
   tokenExpirySeconds?: number;
+  /** Absolute bearer-token lifetime from the login, however busy the session; default 86400 s (24 h). */
+  tokenLifetimeSeconds?: number;
   /** Admit loopback peers without a credential, as the real board does. Off by default: tests and the simulator run on loopback. */
   trustLoopback?: boolean;
   /** Consecutive failures that trigger a ban; default 5. */
@@ -64,7 +66,13 @@ export class Authenticator {
     options: AuthOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.tokens = new TokenStore((options.tokenExpirySeconds ?? 10800) * 1000, this.now);
+    this.tokens = new TokenStore(
+      (options.tokenExpirySeconds ?? 10800) * 1000,
+      this.now,
+      options.tokenLifetimeSeconds === undefined ? undefined : options.tokenLifetimeSeconds * 1000,
+    );
+    // A changed password ends the account's sessions, whoever changed it (a departure from the daemon, issue 14).
+    accounts.onPasswordChange?.((username) => this.tokens.revokeUser(username));
     this.bans = new BanPatrol({ attempts: options.attempts, baseBanMs: options.baseBanMs, now: this.now });
     this.trustLoopback = options.trustLoopback ?? false;
     this.proxyIdentityHeader = options.proxyIdentityHeader;
@@ -85,7 +93,7 @@ export class Authenticator {
 
   /**
    * Put a root password in effect from outside the API (rack fault injection and its restore); simulated accounts
-   * only. Tokens stay valid, as on the board.
+   * only. Root's sessions are revoked when the password really changes, as after any other change.
    */
   async setPassword(password: string | PasswordHash): Promise<void> {
     if (!(this.accounts instanceof LocalAccounts)) {
@@ -230,6 +238,11 @@ export class Authenticator {
       }
       if (check.reason === 'expired') {
         const message = `token expired ${formatDuration(check.agoMs / 1000)} ago`;
+        return this.challenge(res, message, bearerChallenge(message));
+      }
+      // A session ended by a password change: its holder once knew the password, so this is no guess.
+      if (check.reason === 'revoked') {
+        const message = `token revoked: the password of ${check.username} changed; log in again`;
         return this.challenge(res, message, bearerChallenge(message));
       }
       this.bans.failure(peer);

@@ -27,6 +27,8 @@ export interface LocalAccountsOptions {
  * password, as /etc/shadow wins over the factory password on a real board.
  */
 export class LocalAccounts implements AccountStore {
+  private readonly listeners: ((username: string) => void)[] = [];
+
   private constructor(
     private hash: PasswordHash,
     private readonly file: string | undefined,
@@ -56,6 +58,16 @@ export class LocalAccounts implements AccountStore {
     return ok && username === LOCAL_ACCOUNT;
   }
 
+  onPasswordChange(listener: (username: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) {
+      listener(LOCAL_ACCOUNT);
+    }
+  }
+
   /** POST /access/password: persisted first (atomically), then in effect, so an answered 204 survives a restart. */
   async setPassword(username: string, password: string): Promise<void> {
     if (username !== LOCAL_ACCOUNT) {
@@ -67,6 +79,7 @@ export class LocalAccounts implements AccountStore {
       await writeFileAtomic(this.file, `${JSON.stringify(hash.toStored(), null, 2)}\n`, 0o600);
     }
     this.hash = hash;
+    this.changed();
   }
 
   /**
@@ -74,9 +87,14 @@ export class LocalAccounts implements AccountStore {
    * dropped, so a restart comes back with the start-up password rather than a stale API change.
    */
   async replace(password: string | PasswordHash): Promise<void> {
-    this.hash = typeof password === 'string' ? await PasswordHash.create(password) : password;
+    const hash = typeof password === 'string' ? await PasswordHash.create(password) : password;
     if (this.file !== undefined) {
       await rm(this.file, { force: true });
+    }
+    // The rack restores its shared hash when faults are cleared: the same hash is no change (sessions stay).
+    if (hash !== this.hash) {
+      this.hash = hash;
+      this.changed();
     }
   }
 }

@@ -37,6 +37,8 @@ export interface ShadowAccountsOptions {
  */
 export class ShadowAccounts implements AccountStore {
   private entries = new Map<string, string>();
+  private loaded = false;
+  private readonly listeners: ((username: string) => void)[] = [];
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> = Promise.resolve();
@@ -54,6 +56,10 @@ export class ShadowAccounts implements AccountStore {
       accounts.startWatching();
     }
     return accounts;
+  }
+
+  onPasswordChange(listener: (username: string) => void): void {
+    this.listeners.push(listener);
   }
 
   /** The users that can log in (tests, diagnostics). */
@@ -126,14 +132,31 @@ export class ShadowAccounts implements AccountStore {
     try {
       text = await readFile(this.options.shadowFile, 'utf8');
     } catch (err) {
-      this.entries = new Map();
+      this.replaceEntries(new Map());
       this.log(
         'error',
         `cannot read ${this.options.shadowFile}: ${(err as Error).message}; no account can log in (the agent must run as root)`,
       );
       return;
     }
-    this.entries = parseShadow(text, (message) => this.log('warn', message));
+    this.replaceEntries(parseShadow(text, (message) => this.log('warn', message)));
+  }
+
+  /** Accounts whose hash changed or that went away are reported, so their sessions end (not on the first load). */
+  private replaceEntries(entries: Map<string, string>): void {
+    const before = this.entries;
+    this.entries = entries;
+    if (!this.loaded) {
+      this.loaded = true;
+      return;
+    }
+    for (const [name, hash] of before) {
+      if (entries.get(name) !== hash) {
+        for (const listener of this.listeners) {
+          listener(name);
+        }
+      }
+    }
   }
 
   private startWatching(): void {
