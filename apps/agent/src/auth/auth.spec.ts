@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
 import { REALM } from './authenticator.js';
 import { TokenStore } from './tokens.js';
 import { AgentHarness, PASSWORD } from '../testing/harness.js';
@@ -211,6 +214,46 @@ describe('authentication', () => {
         })
       ).status,
     ).toBe(200);
+  });
+
+  it('audits logins and failed credential checks, never the password or token, and the ban a failure starts', async () => {
+    const secret = 'hunter2-wrong-secret';
+    const tokenGuess = 'A'.repeat(64);
+    await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'root', password: secret } });
+    await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('admin', secret) } });
+    await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: `Bearer ${tokenGuess}` } });
+    await h.request('GET', '/api/bmc?opt=get&type=about', {
+      anonymous: true,
+      headers: { Authorization: basic('root', 'x'.repeat(300)) },
+    });
+    await h.request('POST', '/api/bmc/authenticate', {
+      anonymous: true,
+      body: { username: 'root\nforged', password: secret },
+    });
+    await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'root', password: secret } });
+    const lines = h.services.audit.lines.map((line) => line.replace(/^\S+ audit: /, ''));
+    expect(lines).toEqual([
+      'login by root (password) from 127.0.0.1: 403 credentials incorrect',
+      'login by admin (basic) from 127.0.0.1: 401 credentials incorrect',
+      'login by unattributed from 127.0.0.1: 401 bearer token not registered',
+      'login by root (basic) from 127.0.0.1: 401 the password is longer than 256 bytes, more than any account here can have; it was not checked',
+      'login by root forged (password) from 127.0.0.1: 403 credentials incorrect; banned for 1m',
+    ]);
+    now += 61_000;
+    await h.login();
+    expect(h.services.audit.lines.at(-1)).toMatch(/ audit: login by root \(password\) from 127\.0\.0\.1: ok$/);
+    // Lines are appended without holding up the answer: wait for the last one.
+    let file = '';
+    for (let i = 0; i < 100 && !file.includes(': ok\n'); i++) {
+      file = await readFile(join(h.dir, 'audit.log'), 'utf8').catch(() => '');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(file.trim().split('\n')).toHaveLength(6);
+    for (const text of [file, ...h.services.audit.lines]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(tokenGuess);
+      expect(text).not.toContain(PASSWORD);
+    }
   });
 
   it('does not exempt loopback unless trustLoopback is set', async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { type AuditActor, type AuditEntry, requestIdOf } from '../audit/audit-log.js';
 import { BoardError } from '../backend/backend.js';
 import { readBody } from '../server/body.js';
 import { sendJson, sendProblem, sendRefusal, sendText, type Spelling } from '../server/reply.js';
@@ -60,6 +61,7 @@ export class Authenticator {
   private readonly now: () => number;
   private readonly trustLoopback: boolean;
   private readonly proxyIdentityHeader?: () => string | undefined;
+  private audit?: { record(entry: AuditEntry): void };
 
   private constructor(
     readonly accounts: AccountStore,
@@ -100,6 +102,11 @@ export class Authenticator {
       throw new Error("only a simulated board's password can be replaced");
     }
     await this.accounts.replace(password);
+  }
+
+  /** Where logins and failed credential checks are recorded (the board's audit log, built after the authenticator). */
+  auditTo(audit: { record(entry: AuditEntry): void } | undefined): void {
+    this.audit = audit;
   }
 
   /** Forget sessions and bans (a controller reboot). */
@@ -171,9 +178,10 @@ export class Authenticator {
       sendText(res, 403, `error trying to parse credentials: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
+    const claimed = claimedActor(username, 'password');
     const oversized = oversizedCredential(username, password);
     if (oversized !== undefined) {
-      this.bans.failure(peer);
+      this.failed(req, peer, claimed, `400 ${oversized}`);
       sendProblem(res, 400, oversized);
       return;
     }
@@ -182,11 +190,12 @@ export class Authenticator {
       return;
     }
     if (!verdict) {
-      this.bans.failure(peer);
+      this.failed(req, peer, claimed, '403 credentials incorrect');
       sendText(res, 403, 'credentials incorrect');
       return;
     }
     this.bans.success(peer);
+    this.record(req, peer, claimed, 'ok');
     const token = this.tokens.issue(username);
     sendJson(
       res,
@@ -245,7 +254,8 @@ export class Authenticator {
         const message = `token revoked: the password of ${check.username} changed; log in again`;
         return this.challenge(res, message, bearerChallenge(message));
       }
-      this.bans.failure(peer);
+      // The token itself stays out of the log: a mistyped one may be close to a live one.
+      this.failed(req, peer, null, '401 bearer token not registered');
       const message = `token ${credential} is not registered`;
       return this.challenge(res, message, bearerChallenge(message));
     }
@@ -253,9 +263,10 @@ export class Authenticator {
       const decoded = Buffer.from(credential, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       const [username, password] = [decoded.slice(0, Math.max(colon, 0)), decoded.slice(colon + 1)];
+      const claimed = colon > 0 ? claimedActor(username, 'basic') : null;
       const oversized = colon > 0 ? oversizedCredential(username, password) : undefined;
       if (oversized !== undefined) {
-        this.bans.failure(peer);
+        this.failed(req, peer, claimed, `401 ${oversized}`);
         sendRefusal(res, spelling, 401, oversized, { 'WWW-Authenticate': `Basic realm="${REALM}"` });
         return { admitted: false };
       }
@@ -267,7 +278,7 @@ export class Authenticator {
         this.bans.success(peer);
         return { admitted: true, actor: { name: username, scheme: 'basic' } };
       }
-      this.bans.failure(peer);
+      this.failed(req, peer, claimed, '401 credentials incorrect');
       return this.challenge(res, 'credentials incorrect', `Basic realm="${REALM}"`);
     }
     return this.challenge(res, `${scheme} authentication not supported`, `realm="${REALM}"`);
@@ -282,10 +293,25 @@ export class Authenticator {
     return this.accounts.verify(username, password);
   }
 
+  /** A failed credential: counted towards a ban and audited (with the ban it started, if any). */
+  private failed(req: IncomingMessage, peer: string, claimed: AuditActor | null, outcome: string): void {
+    const banMs = this.bans.failure(peer);
+    this.record(req, peer, claimed, banMs > 0 ? `${outcome}; banned for ${formatDuration(banMs / 1000)}` : outcome);
+  }
+
+  private record(req: IncomingMessage, peer: string, actor: AuditActor | null, outcome: string): void {
+    this.audit?.record({ action: 'login', actor, peer, outcome, requestId: requestIdOf(req.headers['x-request-id']) });
+  }
+
   private challenge(res: ServerResponse, message: string, challenge: string): Admission {
     sendText(res, 401, message, { 'WWW-Authenticate': challenge });
     return { admitted: false };
   }
+}
+
+/** The name a login claims; an over-long one is not repeated into the audit log. */
+function claimedActor(username: string, scheme: 'password' | 'basic'): AuditActor | null {
+  return username === '' || oversizedCredential(username, '') !== undefined ? null : { name: username, scheme };
 }
 
 /** The legacy form is `/api/bmc?opt=&type=` itself; every other path is the path form. */

@@ -40,9 +40,10 @@ export class BanPatrol {
     return record ? Math.max(0, record.bannedUntil - this.now()) : 0;
   }
 
-  failure(address: string): void {
+  /** Count a failure; returns the length of the ban it started, or 0. */
+  failure(address: string): number {
     if (this.remainingBanMs(address) > 0) {
-      return;
+      return 0;
     }
     const peer = banKey(address);
     let record = this.peers.get(peer);
@@ -55,9 +56,12 @@ export class BanPatrol {
     }
     record.failures += 1;
     if (record.failures >= this.attempts) {
-      record.bannedUntil = this.now() + this.baseBanMs * 2 ** Math.min(record.bans, MAX_DOUBLINGS);
+      const banMs = this.baseBanMs * 2 ** Math.min(record.bans, MAX_DOUBLINGS);
+      record.bannedUntil = this.now() + banMs;
       record.bans += 1;
+      return banMs;
     }
+    return 0;
   }
 
   success(address: string): void {
