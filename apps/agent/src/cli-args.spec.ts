@@ -79,6 +79,12 @@ describe('board-agent: choosing the hardware', () => {
     });
   });
 
+  it('the rack opens its control API beyond loopback only with --control-host', () => {
+    const args = ['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r'];
+    expect(parseArgs(args).args).not.toHaveProperty('controlHost');
+    expect(parseArgs([...args, '--control-host', '0.0.0.0'])).toMatchObject({ args: { controlHost: '0.0.0.0' } });
+  });
+
   it('the rack models reboot and install times for rollout tests and benches', () => {
     const parsed = parseArgs([
       'rack',

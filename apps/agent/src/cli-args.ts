@@ -16,7 +16,8 @@ export const USAGE = `usage:
     Without --hardware the agent drives the hardware only when <root>/proc/device-tree/model names a Turing Pi.
   board-agent rack --boards N --port P --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
               [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]
-              [--github-api-url URL] [--update-repo OWNER/REPO] [--boot-delay-ms MS] [--install-delay-ms MS]`;
+              [--github-api-url URL] [--update-repo OWNER/REPO] [--boot-delay-ms MS] [--install-delay-ms MS]
+              [--control-host ADDRESS (default: loopback only; 0.0.0.0 for any)]`;
 
 interface CommonArgs {
   port: number;
@@ -59,6 +60,8 @@ export interface RackArgs extends CommonArgs {
   /** Extra time a firmware install takes before the board handles it (models download and flash time). */
   installDelayMs: number;
   dialects: { name: DialectName; count: number }[];
+  /** The local address the control API (`/rack`, no credential) answers on; default loopback only. */
+  controlHost?: string;
 }
 
 /*
@@ -132,6 +135,7 @@ const RACK_CHECKS: Record<string, Check> = {
   boards: wholeNumber(1, 100_000),
   bootDelayMs: wholeNumber(0, 600_000),
   installDelayMs: wholeNumber(0, 600_000),
+  controlHost: text,
   dialects: (value, flag) => {
     try {
       return parseDialectCounts(value);

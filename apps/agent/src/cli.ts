@@ -189,13 +189,14 @@ async function runRack(args: RackArgs): Promise<void> {
     createBackend: (_index, stateDir) =>
       createSimulatedBackend(stateDir, args.bootDelayMs === undefined ? {} : { bootDelayMs: args.bootDelayMs }),
     installDelayMs: args.installDelayMs,
+    controlHost: args.controlHost,
     services: { githubApiUrl: args.githubApiUrl, updateRepo: args.updateRepo },
   });
   const port = await rack.listen(args.port, args.host);
   const base = `http://${hostForUrl(args.host)}:${port}`;
   process.stdout.write(
     `board-agent rack listening on ${base}/boards/<1..${args.boards}>/api/bmc (${args.boards} simulated boards, ` +
-      `control at ${base}/rack, state in ${args.stateDir})\n`,
+      `control at ${base}/rack on ${args.controlHost ?? 'loopback'} only, state in ${args.stateDir})\n`,
   );
   onShutdown(() => rack.close());
 }

@@ -1,4 +1,5 @@
 import { BoardError } from '../backend/backend.js';
+import { MAX_PASSWORD_BYTES } from '../auth/credential-limits.js';
 
 /**
  * The local accounts, shared with the authenticator's credential check (one store: a changed password is what the
@@ -8,8 +9,13 @@ import { BoardError } from '../backend/backend.js';
 export interface AccountStore {
   /** Constant-cost check: an unknown account costs as much as a wrong password. */
   verify(username: string, password: string): Promise<boolean>;
-  /** Replace the password. Existing bearer tokens stay valid. */
+  /** Replace the password; the account's bearer sessions are then revoked (through `onPasswordChange`). */
   setPassword(username: string, password: string): Promise<void>;
+  /**
+   * Told the user name whenever an account's password changes or the account goes, however it happened (the API,
+   * the rack, `passwd` on the console): the authenticator revokes that account's sessions.
+   */
+  onPasswordChange?(listener: (username: string) => void): void;
 }
 
 export const MIN_PASSWORD_CHARACTERS = 12;
@@ -25,6 +31,13 @@ export async function changePassword(
   // Unicode characters, not bytes (or UTF-16 units).
   if ([...body.new_password].length < MIN_PASSWORD_CHARACTERS) {
     throw new BoardError(400, `the new password is too short: at least ${MIN_PASSWORD_CHARACTERS} characters`);
+  }
+  // Before any hashing: a long password costs the crypt check the square of its length, and no login could use it.
+  if (Buffer.byteLength(body.new_password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new BoardError(400, `the new password is too long: at most ${MAX_PASSWORD_BYTES} bytes`);
+  }
+  if (Buffer.byteLength(body.current_password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new BoardError(400, `the current password is longer than ${MAX_PASSWORD_BYTES} bytes, so it is wrong`);
   }
   if (body.new_password === body.current_password) {
     throw new BoardError(400, 'the new password is the same as the current one');

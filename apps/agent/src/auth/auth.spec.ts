@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
 import { REALM } from './authenticator.js';
+import { TokenStore } from './tokens.js';
 import { AgentHarness, PASSWORD } from '../testing/harness.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -104,6 +108,51 @@ describe('authentication', () => {
     expect(expired.text).toBe('token expired 1s ago');
   });
 
+  it('ends a session at its absolute lifetime, however busy it is', async () => {
+    await h.close();
+    h = await AgentHarness.start({ now: () => now, tokenExpirySeconds: 60, tokenLifetimeSeconds: 120 });
+    const token = await h.login();
+    const get = () => h.request('GET', '/api/bmc/power', { headers: { Authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 2; i++) {
+      now += 50_000;
+      expect((await get()).status).toBe(200);
+    }
+    now += 50_000; // used 50 s ago, so the sliding expiry is not reached; but logged in 150 s ago
+    const ended = await get();
+    expect([ended.status, ended.text]).toEqual([401, 'token expired 30s ago']);
+  });
+
+  it('keeps a session for 24 h at most by default, even one used every hour', () => {
+    let clock = 0;
+    const tokens = new TokenStore(3 * 3600 * 1000, () => clock);
+    const token = tokens.issue('root');
+    for (clock = 3600_000; clock <= 24 * 3600_000; clock += 3600_000) {
+      expect(tokens.check(token)).toEqual({ ok: true, username: 'root' });
+    }
+    clock = 24 * 3600_000 + 1000;
+    expect(tokens.check(token)).toEqual({ ok: false, reason: 'expired', agoMs: 1000 });
+  });
+
+  it('revokes every session of the account when its password changes; the holders are told why and not banned', async () => {
+    const first = await h.login();
+    const second = await h.login();
+    const change = await h.request('POST', '/api/bmc/access/password', {
+      headers: { Authorization: `Bearer ${first}` },
+      body: { username: 'root', current_password: PASSWORD, new_password: 'correct-horse-battery' },
+    });
+    expect(change.status).toBe(204);
+    for (const token of [first, second, first, second, first, second]) {
+      const refused = await h.request('GET', '/api/bmc/power', { headers: { Authorization: `Bearer ${token}` } });
+      expect([refused.status, refused.text]).toEqual([
+        401,
+        'token revoked: the password of root changed; log in again',
+      ]);
+    }
+    h.password = 'correct-horse-battery';
+    await h.login();
+    expect((await h.request('GET', '/api/bmc/power')).status).toBe(200);
+  });
+
   it('bans a peer after 5 failures for 60 s with 429 + Retry-After on every path, doubling on repeat', async () => {
     for (let i = 0; i < 4; i++) {
       expect(
@@ -165,6 +214,46 @@ describe('authentication', () => {
         })
       ).status,
     ).toBe(200);
+  });
+
+  it('audits logins and failed credential checks, never the password or token, and the ban a failure starts', async () => {
+    const secret = 'hunter2-wrong-secret';
+    const tokenGuess = 'A'.repeat(64);
+    await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'root', password: secret } });
+    await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: basic('admin', secret) } });
+    await h.request('GET', '/api/bmc/power', { anonymous: true, headers: { Authorization: `Bearer ${tokenGuess}` } });
+    await h.request('GET', '/api/bmc?opt=get&type=about', {
+      anonymous: true,
+      headers: { Authorization: basic('root', 'x'.repeat(300)) },
+    });
+    await h.request('POST', '/api/bmc/authenticate', {
+      anonymous: true,
+      body: { username: 'root\nforged', password: secret },
+    });
+    await h.request('POST', '/api/bmc/authenticate', { anonymous: true, body: { username: 'root', password: secret } });
+    const lines = h.services.audit.lines.map((line) => line.replace(/^\S+ audit: /, ''));
+    expect(lines).toEqual([
+      'login by root (password) from 127.0.0.1: 403 credentials incorrect',
+      'login by admin (basic) from 127.0.0.1: 401 credentials incorrect',
+      'login by unattributed from 127.0.0.1: 401 bearer token not registered',
+      'login by root (basic) from 127.0.0.1: 401 the password is longer than 256 bytes, more than any account here can have; it was not checked',
+      'login by root forged (password) from 127.0.0.1: 403 credentials incorrect; banned for 1m',
+    ]);
+    now += 61_000;
+    await h.login();
+    expect(h.services.audit.lines.at(-1)).toMatch(/ audit: login by root \(password\) from 127\.0\.0\.1: ok$/);
+    // Lines are appended without holding up the answer: wait for the last one.
+    let file = '';
+    for (let i = 0; i < 100 && !file.includes(': ok\n'); i++) {
+      file = await readFile(join(h.dir, 'audit.log'), 'utf8').catch(() => '');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(file.trim().split('\n')).toHaveLength(6);
+    for (const text of [file, ...h.services.audit.lines]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(tokenGuess);
+      expect(text).not.toContain(PASSWORD);
+    }
   });
 
   it('does not exempt loopback unless trustLoopback is set', async () => {

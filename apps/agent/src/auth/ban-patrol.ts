@@ -1,5 +1,8 @@
+import { isIPv6 } from 'node:net';
+
 /**
- * Ban patrol per peer address (facts §6.3): the `attempts`-th consecutive failure bans the peer for 60 s; each
+ * Ban patrol per peer (facts §6.3), where an IPv4 peer is its address and an IPv6 peer its /64 (issue 14: one host
+ * usually holds a whole /64, so a ban of the exact address is escaped by moving to the next one): the `attempts`-th consecutive failure bans the peer for 60 s; each
  * further failure after a ban lapses doubles it (multiplier capped at 2^10). Requests made during a ban are refused
  * without being counted, so they do not extend it; one success forgets the peer. In memory only: a restart forgives.
  */
@@ -33,14 +36,16 @@ export class BanPatrol {
 
   /** Milliseconds left of the peer's ban, or 0 when it is not banned. */
   remainingBanMs(peer: string): number {
-    const record = this.peers.get(peer);
+    const record = this.peers.get(banKey(peer));
     return record ? Math.max(0, record.bannedUntil - this.now()) : 0;
   }
 
-  failure(peer: string): void {
-    if (this.remainingBanMs(peer) > 0) {
-      return;
+  /** Count a failure; returns the length of the ban it started, or 0. */
+  failure(address: string): number {
+    if (this.remainingBanMs(address) > 0) {
+      return 0;
     }
+    const peer = banKey(address);
     let record = this.peers.get(peer);
     if (!record) {
       if (this.peers.size >= PRUNE_ABOVE) {
@@ -51,13 +56,16 @@ export class BanPatrol {
     }
     record.failures += 1;
     if (record.failures >= this.attempts) {
-      record.bannedUntil = this.now() + this.baseBanMs * 2 ** Math.min(record.bans, MAX_DOUBLINGS);
+      const banMs = this.baseBanMs * 2 ** Math.min(record.bans, MAX_DOUBLINGS);
+      record.bannedUntil = this.now() + banMs;
       record.bans += 1;
+      return banMs;
     }
+    return 0;
   }
 
-  success(peer: string): void {
-    this.peers.delete(peer);
+  success(address: string): void {
+    this.peers.delete(banKey(address));
   }
 
   private prune(): void {
@@ -68,6 +76,28 @@ export class BanPatrol {
       }
     }
   }
+}
+
+/**
+ * What a ban applies to: an IPv4 address as it is, an IPv6 address as its /64 (`2001:db8:1:2::/64`, zone dropped),
+ * anything else (no address) as it is.
+ */
+export function banKey(address: string): string {
+  const bare = address.split('%')[0]!;
+  if (!isIPv6(bare)) {
+    return address;
+  }
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const [head, tail] = bare.split('::') as [string, string | undefined];
+  // A dotted IPv4 tail (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) fills the last two groups.
+  const expand = (list: string[]) => list.flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
+  const first = expand(groups(head));
+  const last = tail === undefined ? [] : expand(groups(tail));
+  const all = [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
+  return `${all
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** `1h 2m 3s` style, as the daemon's humantime formatting. */

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 
 import type { AccountStore } from '../access/password-change.js';
 import { writeFileAtomic } from '../backend/atomic-file.js';
+import { oversizedCredential } from './credential-limits.js';
 import { PasswordHash } from './password.js';
 
 export const LOCAL_ACCOUNT = 'root';
@@ -26,6 +27,8 @@ export interface LocalAccountsOptions {
  * password, as /etc/shadow wins over the factory password on a real board.
  */
 export class LocalAccounts implements AccountStore {
+  private readonly listeners: ((username: string) => void)[] = [];
+
   private constructor(
     private hash: PasswordHash,
     private readonly file: string | undefined,
@@ -46,9 +49,23 @@ export class LocalAccounts implements AccountStore {
   }
 
   async verify(username: string, password: string): Promise<boolean> {
+    // No account can hold an over-long password (POST /access/password refuses one): nothing to derive.
+    if (oversizedCredential(username, password) !== undefined) {
+      return false;
+    }
     // Always derive, so an unknown user costs as much as a wrong password (no account enumeration by timing).
     const ok = await this.hash.verify(password);
     return ok && username === LOCAL_ACCOUNT;
+  }
+
+  onPasswordChange(listener: (username: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) {
+      listener(LOCAL_ACCOUNT);
+    }
   }
 
   /** POST /access/password: persisted first (atomically), then in effect, so an answered 204 survives a restart. */
@@ -62,6 +79,7 @@ export class LocalAccounts implements AccountStore {
       await writeFileAtomic(this.file, `${JSON.stringify(hash.toStored(), null, 2)}\n`, 0o600);
     }
     this.hash = hash;
+    this.changed();
   }
 
   /**
@@ -69,9 +87,14 @@ export class LocalAccounts implements AccountStore {
    * dropped, so a restart comes back with the start-up password rather than a stale API change.
    */
   async replace(password: string | PasswordHash): Promise<void> {
-    this.hash = typeof password === 'string' ? await PasswordHash.create(password) : password;
+    const hash = typeof password === 'string' ? await PasswordHash.create(password) : password;
     if (this.file !== undefined) {
       await rm(this.file, { force: true });
+    }
+    // The rack restores its shared hash when faults are cleared: the same hash is no change (sessions stay).
+    if (hash !== this.hash) {
+      this.hash = hash;
+      this.changed();
     }
   }
 }

@@ -5,7 +5,9 @@ import { basename, dirname } from 'node:path';
 import type { AccountStore } from '../access/password-change.js';
 import { BoardError } from '../backend/backend.js';
 import { CommandRunError, type CommandRunner, lastLine } from '../backend/linux/runner.js';
-import { cryptScheme, verifyShaCrypt } from './sha-crypt.js';
+import { oversizedCredential } from './credential-limits.js';
+import { cryptScheme } from './sha-crypt.js';
+import { ShaCryptPool } from './sha-crypt-pool.js';
 
 const CHPASSWD_TIMEOUT_MS = 15_000;
 /** chpasswd writes a temp file and renames it; several events arrive for one change. */
@@ -22,6 +24,8 @@ export interface ShadowAccountsOptions {
   /** Watch the file's directory and re-read on change (default true; tests may call `reload()` instead). */
   watch?: boolean;
   debounceMs?: number;
+  /** Where the crypt checks run; default a pool of its own (one worker thread), closed with the accounts. */
+  hasher?: ShaCryptPool;
 }
 
 /**
@@ -33,11 +37,17 @@ export interface ShadowAccountsOptions {
  */
 export class ShadowAccounts implements AccountStore {
   private entries = new Map<string, string>();
+  private loaded = false;
+  private readonly listeners: ((username: string) => void)[] = [];
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> = Promise.resolve();
+  /** The crypt checks run on worker threads: on the event loop one check stalled every other request. */
+  readonly hasher: ShaCryptPool;
 
-  private constructor(private readonly options: ShadowAccountsOptions) {}
+  private constructor(private readonly options: ShadowAccountsOptions) {
+    this.hasher = options.hasher ?? new ShaCryptPool();
+  }
 
   static async open(options: ShadowAccountsOptions): Promise<ShadowAccounts> {
     const accounts = new ShadowAccounts(options);
@@ -48,15 +58,23 @@ export class ShadowAccounts implements AccountStore {
     return accounts;
   }
 
+  onPasswordChange(listener: (username: string) => void): void {
+    this.listeners.push(listener);
+  }
+
   /** The users that can log in (tests, diagnostics). */
   users(): string[] {
     return [...this.entries.keys()];
   }
 
   async verify(username: string, password: string): Promise<boolean> {
+    // Over-long credentials cannot match any account (no such password can be set), so nothing is hashed.
+    if (oversizedCredential(username, password) !== undefined) {
+      return false;
+    }
     await this.loading;
     const hash = this.entries.get(username);
-    const ok = verifyShaCrypt(password, hash ?? DUMMY_HASH);
+    const ok = await this.hasher.verify(password, hash ?? DUMMY_HASH);
     return ok && hash !== undefined;
   }
 
@@ -104,6 +122,9 @@ export class ShadowAccounts implements AccountStore {
     clearTimeout(this.timer);
     this.watcher?.close();
     this.watcher = undefined;
+    if (this.options.hasher === undefined) {
+      void this.hasher.close();
+    }
   }
 
   private async load(): Promise<void> {
@@ -111,14 +132,31 @@ export class ShadowAccounts implements AccountStore {
     try {
       text = await readFile(this.options.shadowFile, 'utf8');
     } catch (err) {
-      this.entries = new Map();
+      this.replaceEntries(new Map());
       this.log(
         'error',
         `cannot read ${this.options.shadowFile}: ${(err as Error).message}; no account can log in (the agent must run as root)`,
       );
       return;
     }
-    this.entries = parseShadow(text, (message) => this.log('warn', message));
+    this.replaceEntries(parseShadow(text, (message) => this.log('warn', message)));
+  }
+
+  /** Accounts whose hash changed or that went away are reported, so their sessions end (not on the first load). */
+  private replaceEntries(entries: Map<string, string>): void {
+    const before = this.entries;
+    this.entries = entries;
+    if (!this.loaded) {
+      this.loaded = true;
+      return;
+    }
+    for (const [name, hash] of before) {
+      if (entries.get(name) !== hash) {
+        for (const listener of this.listeners) {
+          listener(name);
+        }
+      }
+    }
   }
 
   private startWatching(): void {

@@ -84,6 +84,32 @@ describe('firmware services on a simulated board (service level)', () => {
     expect(catalog.sources[0]!.candidates).toEqual([{ version: 'v2.31.0', relation: 'newer', trust: 'unverified' }]);
   });
 
+  it.each(['../../../etc/evil', 'v2.29.0/../../x', '..', '.hidden', 'v1\\..\\x', 'v2.29.0?x=1', `v${'1'.repeat(64)}`])(
+    'refuses the version %j with 400 before any source is asked or file written, even with allow_downgrade',
+    async (version) => {
+      const before = host.requests.length;
+      await expect(
+        services.firmware.installer.install({ source: 'lab', version, force: false, allowDowngrade: true }),
+      ).rejects.toMatchObject({
+        status: 400,
+        message:
+          '`version` is not a release tag: letters, digits, `.`, `_`, `+` and `-`, starting with a letter or digit, at most 64 characters',
+      });
+      expect(host.requests.length).toBe(before);
+    },
+  );
+
+  it('still installs an older release tag with allow_downgrade', async () => {
+    expect(
+      await services.firmware.installer.install({
+        source: 'lab',
+        version: 'v2.29.0',
+        force: false,
+        allowDowngrade: true,
+      }),
+    ).toEqual({ source: 'lab', staged: 'v2.29.0' });
+  });
+
   it('stages a verified image, promotes it at reboot, and shows the new version in slots and About', async () => {
     const result = await services.firmware.installer.install({
       source: 'lab',

@@ -9,7 +9,7 @@ import type { FirmwareSlotsDriver } from './slots-driver.js';
 import { NotOffered, type ReaderContext, resolveRelease } from './source-readers.js';
 import type { SourcesStore } from './sources-store.js';
 import { utcStamp } from './time.js';
-import { imageName, relationTo } from './version.js';
+import { imageName, isReleaseTag, relationTo } from './version.js';
 
 export interface InstallRequest {
   source: string;
@@ -61,6 +61,14 @@ export class Installer {
 
   async install(request: InstallRequest): Promise<TInstallResult> {
     const { source: id, version } = request;
+    // Before anything else: the version becomes part of a file name and of URLs, whatever allow_downgrade says.
+    if (!isReleaseTag(version)) {
+      throw new BoardError(
+        400,
+        '`version` is not a release tag: letters, digits, `.`, `_`, `+` and `-`, starting with a letter or digit, ' +
+          'at most 64 characters',
+      );
+    }
     // Claimed before the first await, so two calls arriving together cannot both pass.
     const key = JSON.stringify([id, version]);
     if (this.running) {

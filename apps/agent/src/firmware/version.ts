@@ -106,6 +106,15 @@ export function newestFirst(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * A version as a release tag may spell it: letters, digits, `.`, `_`, `+`, `-`, starting with a letter or digit, at
+ * most 64 characters. Checked before a version reaches a file name or URL (issue 14: with `allow_downgrade` an
+ * unorderable `../../x` was accepted and became part of the staging path).
+ */
+export function isReleaseTag(version: string): boolean {
+  return /^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/.test(version);
+}
+
 /** Image name a release publishes (facts §7.7). */
 export function imageName(tag: string): string {
   return `tp2-bmc-firmware-ota-${tag}.tpu`;

@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createSimulatedBackend } from '../backend-factory.js';
@@ -157,5 +157,59 @@ describe('rack', () => {
     const res = await fetch(`${base}/boards/3/metrics`);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('# TYPE bmcd_build_info gauge');
+  });
+});
+
+describe('rack control API: loopback only unless asked (it needs no credential)', () => {
+  let dir: string;
+  const racks: Rack[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rack-control-'));
+  });
+  afterAll(async () => {
+    await Promise.all(racks.map((r) => r.close()));
+    await rm(dir, { recursive: true, force: true });
+  });
+  const start = async (controlHost?: string) => {
+    const rack = new Rack({
+      boards: 2,
+      stateDir: join(dir, String(racks.length)),
+      password: 'turing',
+      controlHost,
+      createBackend: (_i, stateDir) => createSimulatedBackend(stateDir, { timeScale: 0.01 }),
+    });
+    racks.push(rack);
+    return rack.listen(0, '0.0.0.0');
+  };
+  /** This machine's first address that is not loopback (what the network reaches the rack on). */
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i?.family === 'IPv4' && !i.internal)?.address;
+
+  it('answers /rack on loopback, refuses it with 403 on a network address, and serves the boards on both', async () => {
+    expect(external).toBeDefined();
+    const port = await start();
+    const faults = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"unreachable":true}' };
+    const refused = await fetch(`http://${external}:${port}/rack/boards/1/faults`, faults);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      status: 403,
+      detail:
+        "the rack's control API answers on loopback only; start the rack with --control-host <address> (0.0.0.0 for any) to reach it from elsewhere",
+    });
+    expect((await fetch(`http://${external}:${port}/rack`)).status).toBe(403);
+    // The board was not made unreachable, and the network still reaches it.
+    const about = await fetch(`http://${external}:${port}/boards/1/api/bmc/about`, { headers: basic('turing') });
+    expect(about.status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/rack`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/rack/boards/1/faults`)).status).toBe(200);
+  });
+
+  it('answers on the address --control-host names (0.0.0.0: any), and only there', async () => {
+    const named = await start('127.0.0.2');
+    expect((await fetch(`http://127.0.0.2:${named}/rack`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${named}/rack`)).status).toBe(403);
+    const open = await start('0.0.0.0');
+    expect((await fetch(`http://${external}:${open}/rack`)).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { accountsOf, Authenticator } from '../auth/authenticator.js';
+import { accountsOf, Authenticator, isLoopback } from '../auth/authenticator.js';
 import { ACCOUNTS_FILE } from '../auth/local-accounts.js';
 import { PasswordHash } from '../auth/password.js';
 import { BoardError, type BoardBackend } from '../backend/backend.js';
@@ -43,6 +43,13 @@ export interface RackOptions {
    * real board (benches of rollouts). Waited outside the shared download pool, so boards install in parallel.
    */
   installDelayMs?: number;
+  /**
+   * Which local address the control API (`/rack/**`, no credential) answers on: only connections made to this
+   * address reach it, as if it had a listener of its own bound there. Default: the loopback addresses, so a rack
+   * listening on 0.0.0.0 serves its boards to the network but its fault injection only to the machine itself.
+   * `0.0.0.0` or `::` opens it to every address.
+   */
+  controlHost?: string;
 }
 
 /** `POST /firmware/install` in either spelling (path form, or the legacy `opt=set&type=firmware_install`). */
@@ -128,10 +135,19 @@ export class Rack {
       if (board) {
         return await this.boardRequest(req, res, Number(board[1]), board[2] ?? '/', url.searchParams);
       }
-      if (url.pathname === '/rack' || url.pathname === '/rack/') {
+      const control = CONTROL_PATH.exec(url.pathname);
+      const summary = url.pathname === '/rack' || url.pathname === '/rack/';
+      if ((summary || control) && !this.controlReachable(req)) {
+        return sendProblem(
+          res,
+          403,
+          `the rack's control API answers on ${this.options.controlHost ?? 'loopback'} only; ` +
+            'start the rack with --control-host <address> (0.0.0.0 for any) to reach it from elsewhere',
+        );
+      }
+      if (summary) {
         return this.summary(req, res);
       }
-      const control = CONTROL_PATH.exec(url.pathname);
       if (control) {
         return await this.control(req, res, Number(control[1]), control[2]);
       }
@@ -143,6 +159,19 @@ export class Rack {
       (this.options.log ?? (() => undefined))({ level: 'error', msg: 'rack failure', err: String(err) });
       sendProblem(res, 500, 'the rack failed unexpectedly; the failure is in its log');
     }
+  }
+
+  /** Whether the connection was made to an address the control API answers on (see `controlHost`). */
+  private controlReachable(req: IncomingMessage): boolean {
+    const host = this.options.controlHost;
+    if (host === '0.0.0.0' || host === '::') {
+      return true;
+    }
+    const local = unmapped(req.socket.localAddress ?? '');
+    if (host === undefined || host === 'localhost') {
+      return isLoopback(local);
+    }
+    return local === unmapped(host);
   }
 
   private slot(index: number): Slot | undefined {
@@ -410,6 +439,11 @@ function applyHardwareFaults(live: LiveBoard, faults: TFaults): void {
       hooks.setGateFail?.(faults.gateFail);
     }
   }
+}
+
+/** `::ffff:127.0.0.1` (an IPv4 peer on a dual-stack socket) → `127.0.0.1`. */
+function unmapped(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
 function isSimulated(backend: BoardBackend): backend is SimulatedBoardLike {

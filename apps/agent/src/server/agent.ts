@@ -51,6 +51,8 @@ export class AgentApp {
   constructor(private readonly options: AgentOptions) {
     this.dialect = options.dialect ?? (() => AGENT_DIALECT);
     this.log = options.log ?? defaultLog;
+    // Logins and failed credential checks go to the board's audit log too.
+    options.auth.auditTo(options.services?.audit);
     // A controller reboot or daemon restart forgets every session, as the board's in-memory token store does.
     const lifecycle = options.backend as Partial<LifecycleHooks>;
     lifecycle.onLifecycle?.((event) => {

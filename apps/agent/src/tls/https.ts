@@ -27,26 +27,52 @@ export function tlsOptions(certificate: ServerCertificate, clientCaPem: string |
   };
 }
 
-/** An HTTPS server that drops connections whose presented client certificate does not verify. */
+/** Per server: the CA in effect and the open connections whose client certificate it verified. */
+const clientCaState = new WeakMap<Server, { pem: string | null; verified: Set<TLSSocket> }>();
+
+/**
+ * An HTTPS server that drops connections whose presented client certificate does not verify, and remembers the
+ * ones whose certificate did (a CA change closes them).
+ */
 export function createTlsServer(
   options: ServerOptions,
   listener: (req: IncomingMessage, res: import('node:http').ServerResponse) => void,
 ): Server {
   const server = createServer(options, listener);
+  const state = { pem: typeof options.ca === 'string' ? options.ca : null, verified: new Set<TLSSocket>() };
+  clientCaState.set(server, state);
   server.on('secureConnection', (socket: TLSSocket) => {
-    if (presentedCertificate(socket) && !socket.authorized) {
-      socket.destroy();
+    if (!presentedCertificate(socket)) {
+      return;
     }
+    if (!socket.authorized) {
+      socket.destroy();
+      return;
+    }
+    state.verified.add(socket);
+    socket.once('close', () => state.verified.delete(socket));
   });
   return server;
 }
 
-/** Swap the CA list (a daemon reload after PUT/DELETE /access/client-ca); new connections see it. */
+/**
+ * Swap the CA list (a daemon reload after PUT/DELETE /access/client-ca); new connections see it. When the CA really
+ * changed, connections verified by the old one are closed (issue 14): keep-alive would otherwise let a proxy the
+ * operator just stopped trusting go on vouching for identities. Connections without a certificate stay.
+ */
 export function updateClientCa(server: Server, certificate: ServerCertificate, clientCaPem: string | null): void {
   const options = tlsOptions(certificate, clientCaPem);
   server.setSecureContext(options);
   // requestCert is read from the server per connection; setSecureContext does not touch it.
   (server as Server & { requestCert: boolean }).requestCert = clientCaPem !== null;
+  const state = clientCaState.get(server);
+  if (state && state.pem !== clientCaPem) {
+    state.pem = clientCaPem;
+    for (const socket of state.verified) {
+      socket.destroy();
+    }
+    state.verified.clear();
+  }
 }
 
 function presentedCertificate(socket: TLSSocket): boolean {

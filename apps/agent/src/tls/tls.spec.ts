@@ -3,6 +3,8 @@ import type { Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { TLSSocket } from 'node:tls';
+
 import { Agent, request } from 'undici';
 
 import { loadServerCertificate, type ServerCertificate } from './certificate.js';
@@ -70,6 +72,38 @@ describe('HTTPS listener and mTLS proxy identity (facts §6.2 step 2, §6.5)', (
     await expect(
       ask({ cert: pki.strangerCert, key: pki.strangerKey }, { 'X-Forwarded-Email': 'x@example.org' }),
     ).rejects.toThrow();
+  });
+
+  it('closes connections a replaced CA verified; connections without a certificate stay open', async () => {
+    // Connections opened without a client certificate (the browser's).
+    let plainHandshakes = 0;
+    const count = (socket: TLSSocket) => {
+      if (Object.keys(socket.getPeerCertificate()).length === 0) {
+        plainHandshakes += 1;
+      }
+    };
+    server.on('secureConnection', count);
+    const proxy = new Agent({
+      connect: { ca: certificate.cert, servername: 'localhost', cert: pki.clientCert, key: pki.clientKey },
+    });
+    const browser = new Agent({ connect: { ca: certificate.cert, servername: 'localhost' } });
+    const ask = async (dispatcher: Agent) => {
+      const res = await request(`${base}/`, { dispatcher, headers: { 'X-Forwarded-Email': 'ops@example.org' } });
+      return (await res.body.json()) as { identity: string | null };
+    };
+    try {
+      expect(await ask(proxy)).toEqual({ identity: 'ops@example.org' });
+      expect(await ask(browser)).toEqual({ identity: null });
+      // Reloaded with another CA (PUT /access/client-ca): the proxy's kept-alive connection must not vouch on.
+      updateClientCa(server, certificate, pki.strangerCert);
+      await expect(ask(proxy)).rejects.toThrow();
+      expect(await ask(browser)).toEqual({ identity: null });
+      expect(plainHandshakes).toBe(1); // the browser kept its connection
+    } finally {
+      server.off('secureConnection', count);
+      updateClientCa(server, certificate, pki.caCert);
+      await Promise.all([proxy.close(), browser.close()]);
+    }
   });
 
   it('stops requesting certificates when the CA is removed (reload)', async () => {
