@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,7 +82,7 @@ describe('board-agent: choosing the hardware', () => {
 
   it('the rack opens its control API beyond loopback only with --control-host', () => {
     const args = ['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r'];
-    expect(parseArgs(args).args).not.toHaveProperty('controlHost');
+    expect(parseArgs(args)).not.toHaveProperty('args.controlHost');
     expect(parseArgs([...args, '--control-host', '0.0.0.0'])).toMatchObject({ args: { controlHost: '0.0.0.0' } });
   });
 
@@ -169,5 +170,15 @@ describe('board-agent: choosing the hardware', () => {
     expect(() =>
       parseArgs(['rack', '--boards', '5', '--port', '0', '--state-dir', '/tmp/r', '--dialects', 'bmcd:1']),
     ).toThrow('--dialects: "bmcd:1" is not <agent|fork|upstream>:<count>');
+  });
+});
+
+describe('board-agent --help', () => {
+  it('prints the usage and exits 0, wherever --help stands, without complaining about it', () => {
+    for (const argv of [['--help'], ['-h'], ['rack', '--help'], ['--port', '8080', '--help']]) {
+      const run = spawnSync(process.execPath, ['apps/agent/bin/board-agent.js', ...argv], { encoding: 'utf8' });
+      expect({ argv, status: run.status, stderr: run.stderr }).toEqual({ argv, status: 0, stderr: '' });
+      expect(run.stdout).toMatch(/^usage:\n {2}board-agent /);
+    }
   });
 });

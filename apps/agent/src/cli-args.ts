@@ -258,7 +258,8 @@ export async function resolveAgentArgs(args: AgentArgs): Promise<ResolvedAgentAr
   }
   return { ...rest, hardware, root, stateDir: stateDir ?? join(root, 'var/lib/bmcd') };
 }
-export type ParsedArgs = { command: 'agent'; args: AgentArgs } | { command: 'rack'; args: RackArgs };
+export type ParsedArgs =
+  { command: 'agent'; args: AgentArgs } | { command: 'rack'; args: RackArgs } | { command: 'help' };
 
 const BOOLEAN_FLAGS = new Set(['simulate', 'trustLoopback', 'validateResponses', 'tls']);
 
@@ -297,6 +298,10 @@ function toObject(argv: readonly string[]): Record<string, string | boolean> {
 }
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
+  // Asked for help anywhere on the line: the usage, whatever else is there (not "--help needs a value").
+  if (argv.some((a) => a === '--help' || a === '-h' || a === 'help')) {
+    return { command: 'help' };
+  }
   return argv[0] === 'rack'
     ? { command: 'rack', args: rackArgs(toObject(argv.slice(1))) }
     : { command: 'agent', args: agentArgs(toObject(argv)) };

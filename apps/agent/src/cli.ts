@@ -40,6 +40,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stderr.write(`board-agent: ${err.message}\n${USAGE}\n`);
     process.exit(2);
   }
+  if (parsed.command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   if (parsed.command === 'rack') {
     await runRack(parsed.args);
   } else {

@@ -201,12 +201,12 @@ describe('firmware flow over HTTP on a simulated board', () => {
     });
   });
 
-  it('documents all 38 operations in the OpenAPI document', async () => {
+  it('documents all 38 operations and the daemon extensions in the OpenAPI document', async () => {
     const doc = (await h.request('GET', '/api/bmc/openapi.json')).json as {
       paths: Record<string, Record<string, { operationId: string }>>;
     };
     const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((m) => m.operationId));
     expect(ids.sort()).toEqual(operationList.map((op) => op.id).sort());
-    expect(ids).toHaveLength(38);
+    expect(operationList.filter((op) => !op.extension)).toHaveLength(38);
   });
 });

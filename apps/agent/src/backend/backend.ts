@@ -35,6 +35,18 @@ export class BoardError extends Error {
   }
 }
 
+/** How a node image is written (the transfer service decides these from the request). */
+export interface FlashOptions {
+  /** The announced length: the source yields exactly this many bytes or throws. */
+  size: number;
+  /** Read the image back from the node and compare (the daemon's CRC check; `skip_crc` turns it off). */
+  verify: boolean;
+  /** Aborted when the transfer is cancelled or the agent stops. */
+  signal: AbortSignal;
+  /** Bytes written to the node so far. */
+  onProgress(bytesWritten: number): void;
+}
+
 export interface NodeInfoPatch {
   name?: string;
   module_name?: string;
@@ -103,4 +115,23 @@ export interface BoardBackend {
 
   /** Raw readings for the Prometheus metrics (facts §7.2). */
   usbBootArmed(): Promise<Record<NodeId, boolean>>;
+
+  // Daemon extensions (facts §9): what the board's own clients use besides the 38 operations
+  /** Whether node 1's USB is switched to the board's USB-A port (persisted; v2.5+). */
+  getNode1Usb(): Promise<boolean>;
+  /** Switch node 1's USB; v2.4 refuses with `This command is only available on v2.5+ boards`. */
+  setNode1Usb(alternativePort: boolean): Promise<void>;
+  /** The node's serial ring buffer, oldest byte first (reading does not drain it). */
+  readUart(node: NodeId): Promise<Buffer>;
+  /** Type `text` followed by CR LF on the node's serial console. */
+  writeUart(node: NodeId, text: string): Promise<void>;
+  /**
+   * Write an OS image onto the node's eMMC, as bmcd's flash worker does: node off, USB routed to the controller in
+   * flash mode, node on, the mass-storage device written from `source` (streamed, never held whole), optionally read
+   * back and compared; afterwards the node is left off and the persisted USB routing re-applied, also on failure.
+   * A failed or cancelled write must not leave a complete-looking image behind (where the backend can tell).
+   */
+  flashNode(node: NodeId, source: AsyncIterable<Buffer>, options: FlashOptions): Promise<void>;
+  /** A tar.gz of the persisted state (the overlay's upper directory on the controller), streamed. */
+  backup(): Promise<import('node:stream').Readable>;
 }

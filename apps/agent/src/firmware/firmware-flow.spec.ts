@@ -174,6 +174,40 @@ describe('firmware services on a simulated board (service level)', () => {
     expect((await board.about()).version).toBe('v2.31.0');
   });
 
+  it('never shows a reader the old image without a staged update or a rollback line while the gate decides', async () => {
+    // What a fleet manager polling /firmware/slots after the reboot relies on: "old version, nothing staged, no
+    // rollback line" means the board did not take the image, so the gate must never pass through that state.
+    const notTaken: string[] = [];
+    const watch = async (target: string, done: () => boolean): Promise<void> => {
+      while (!done()) {
+        const up = !board.isBooting(); // the server answers nobody while the controller reboots
+        const s = await services.firmware.slots.slots();
+        if (!up || board.isBooting()) {
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
+        const rolledBack = /rolling back/.test(s.last_promotion?.message ?? '');
+        if (s.running?.version !== target && !s.update_staged && !rolledBack) {
+          notTaken.push(`${s.running?.version} after "${s.last_promotion?.message}"`);
+        }
+      }
+    };
+    for (const [source, version, gateFails] of [
+      ['lab', 'v2.31.0', false],
+      ['gh', 'v2.32.0-rc.1', true],
+    ] as const) {
+      services.slots.setGateFail(gateFails);
+      await services.firmware.installer.install({ source, version, force: false, allowDowngrade: false });
+      let settled = false;
+      const watching = watch(version, () => settled);
+      await board.reboot({ fel: false });
+      await services.lastBoot();
+      settled = true;
+      await watching;
+    }
+    expect(notTaken).toEqual([]);
+  });
+
   it('refuses a corrupted image (checksum) and stages nothing', async () => {
     host.releases[0]!.corrupt = true;
     await expect(

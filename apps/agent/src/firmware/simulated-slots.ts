@@ -26,7 +26,7 @@ export interface SimulatedFirmwareHost {
   reboot(options: { fel: boolean }): Promise<void>;
 }
 
-interface Volume {
+export interface Volume {
   id: number;
   name: string;
   size_bytes: number;
@@ -34,7 +34,17 @@ interface Volume {
   version: string | null;
 }
 
-interface Ubi {
+/** A volume U-Boot booted tentatively, waiting for the promotion gate's verdict. */
+export interface BootingImage {
+  name: string;
+  ubi: Ubi;
+  booted: Volume;
+  previous: Volume | null;
+  /** The version the board ran before this boot (what a rollback goes back to). */
+  wasVersion: string;
+}
+
+export interface Ubi {
   volumes: Volume[];
   /** Volume id with the attached block device (the running slot). */
   attached: number;
@@ -179,18 +189,36 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
    * S99postupdate decides. Resolves when the verdict is written; a rollback reboots the board once more.
    */
   async boot(): Promise<'promoted' | 'rolled-back' | 'no-update'> {
+    const booting = await this.bootImage();
+    return booting ? this.runGate(booting) : 'no-update';
+  }
+
+  /**
+   * What U-Boot and the kernel do before the daemon can answer: boot the armed volume once. From then on the board
+   * runs that image (its os-release is in the image) while the gate is still deciding. Null: nothing was armed.
+   */
+  async bootImage(): Promise<BootingImage | null> {
     const next = await this.nextboot();
     if (!next.update_staged || !next.nextboot) {
-      return 'no-update';
+      return null;
     }
     await this.setNextboot(null);
     const ubi = await this.ubi();
     const name = next.nextboot.replace(/^ubi\d+:/, '');
     const booted = ubi.volumes.find((v) => v.name === name);
     if (!booted || booted.name === 'rootfs') {
-      return 'no-update';
+      return null;
     }
     const previous = ubi.volumes.find((v) => v.name === 'rootfs') ?? null;
+    const wasVersion = (await this.options.host.about()).version;
+    ubi.attached = booted.id;
+    await this.writeUbi(ubi);
+    this.options.host.setFirmwareVersion(booted.version ?? 'unknown');
+    return { name, ubi, booted, previous, wasVersion };
+  }
+
+  /** S99postupdate on a tentatively booted image: check it, then promote it or roll back (one more reboot). */
+  async runGate({ name, ubi, booted, previous, wasVersion }: BootingImage): Promise<'promoted' | 'rolled-back'> {
     const noteText = await this.overlayText('staged-firmware');
     const note = noteText === null ? null : parseNote(noteText);
 
@@ -221,12 +249,12 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
     await this.clearStagedNote();
 
     if (failed && previous) {
+      // The rollback line first: whoever then finds the board back on the old image also finds why.
+      await this.log('rolling back to the volume named rootfs by rebooting');
       ubi.attached = previous.id;
       await this.writeUbi(ubi);
-      // Back on the old image (os-release never changed in the simulation). The board is down again before the
-      // verdict is readable, so whoever sees the rollback line also finds the board rebooting.
+      this.options.host.setFirmwareVersion(wasVersion);
       void this.options.host.reboot({ fel: false });
-      await this.log('rolling back to the volume named rootfs by rebooting');
       return 'rolled-back';
     }
     if (failed) {
@@ -242,13 +270,11 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
       previous.name = 'rootfs_prev';
     }
     booted.name = 'rootfs';
-    ubi.attached = booted.id;
     await this.writeUbi(ubi);
     const replaces = note?.get('REPLACES');
     if (replaces) {
       await writeFileAtomic(join(this.overlayDir, 'rollback-version'), `${replaces}\n`);
     }
-    this.options.host.setFirmwareVersion(booted.version ?? 'unknown');
     await this.log(`promoted: ${name} is now rootfs; the previous image is rootfs_prev`);
     return 'promoted';
   }

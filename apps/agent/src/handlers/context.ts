@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 import type { TAccessActor } from '@tpfleet/board-api';
 
 import type { BoardBackend } from '../backend/backend.js';
@@ -18,6 +20,10 @@ export interface HandlerContext {
   services?: BoardServices;
   /** Who this request was admitted as (GET /access reports it; DELETE /access/client-ca checks it). */
   actor?: TAccessActor;
+  /** Which spelling the request used (some extensions read a parameter differently in each). */
+  spelling?: 'path' | 'legacy';
+  /** The request itself, for `stream` operations only: the handler reads the upload from it. */
+  request?: IncomingMessage;
 }
 
 /** A handler answers the 200 body, or undefined for "done, nothing to report" (204 / legacy `"ok"`). */

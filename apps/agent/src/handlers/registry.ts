@@ -17,6 +17,15 @@ import {
 } from './nodes.js';
 import { serviceHandlers } from '../services/service-handlers.js';
 import { getSdcard, getSdcardFiles, postSdcardFormat } from './storage.js';
+import { getBackup, getOther, getUart, getUsbNode1, postUart, postUsbNode1 } from './extensions.js';
+import {
+  getFirmwareUpload,
+  getFlash,
+  getUploadCancel,
+  postFirmwareUpload,
+  postFlash,
+  postUpload,
+} from './transfers.js';
 
 export type OperationId = keyof typeof operations;
 
@@ -57,6 +66,18 @@ export const handlers = {
   getCooling,
   postCooling,
   getThermal,
+  getUsbNode1,
+  postUsbNode1,
+  getUart,
+  postUart,
+  getOther,
+  getBackup,
+  postFlash,
+  getFlash,
+  postFirmwareUpload,
+  getFirmwareUpload,
+  postUpload,
+  getUploadCancel,
   ...serviceHandlers,
 } satisfies Record<Exclude<OperationId, PendingOperationId>, Handler>;
 

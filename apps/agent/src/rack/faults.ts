@@ -15,6 +15,23 @@ export const ZFaultsSchema = z
     pathLatencyMs: z.record(z.string().startsWith('/').max(200), z.number().int().min(0).max(600_000)),
     /** Share of API requests answered 500 before reaching the board (0..1). */
     errorRate: z.number().min(0).max(1),
+    /**
+     * Pad JSON answers with trailing whitespace to this many bytes (valid JSON still): a daemon dumping far more than
+     * asked, which a client must refuse to buffer without bound.
+     */
+    padBodyBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(256 * 1024 * 1024),
+    /** Send answer bodies at this many bytes a second (a congested link, a daemon stalling mid-write). */
+    bodyBytesPerSecond: z.number().int().min(1).max(1_000_000_000),
+    /** Reset the connection after this many bytes of each answer's body (the daemon crashing mid-answer). */
+    resetAfterBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(256 * 1024 * 1024),
     /** Destroy every connection without answering (the board is off the network). */
     unreachable: z.boolean(),
     /** The board's temperature climbs at this rate whatever the fan does; null stops it. */

@@ -126,6 +126,25 @@ describe('rack', () => {
     expect((await call('GET', '/boards/7/api/bmc/about')).status).toBe(200);
   });
 
+  it('pads, trickles and cuts answer bodies', async () => {
+    await call('POST', '/rack/boards/11/faults', { body: { padBodyBytes: 200_000 } });
+    const padded = await call('GET', '/boards/11/api/bmc/about');
+    expect(padded.status).toBe(200);
+    expect(padded.text.length).toBe(200_000);
+    expect(JSON.parse(padded.text)).toEqual(expect.any(Object));
+
+    await call('POST', '/rack/boards/11/faults', { body: { padBodyBytes: 3000, bodyBytesPerSecond: 10_000 } });
+    const started = Date.now();
+    expect((await call('GET', '/boards/11/api/bmc/about')).text.length).toBe(3000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200); // 3 chunks of 1,000 bytes, 100 ms apart
+
+    await call('POST', '/rack/boards/11/faults', { body: { resetAfterBytes: 10, bodyBytesPerSecond: 1_000_000 } });
+    await expect(call('GET', '/boards/11/api/bmc/about')).rejects.toThrow();
+    expect((await call('POST', '/rack/boards/11/faults', { body: { padBodyBytes: -1 } })).status).toBe(400);
+    await call('DELETE', '/rack/boards/11/faults');
+    expect((await call('GET', '/boards/11/api/bmc/about')).text.length).toBeLessThan(3000);
+  });
+
   it('delays only the operations a path-latency fault names', async () => {
     await call('POST', '/rack/boards/9/faults', { body: { pathLatencyMs: { '/api/bmc/firmware/check': 300 } } });
     let started = Date.now();

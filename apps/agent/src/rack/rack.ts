@@ -22,6 +22,7 @@ import {
   type SimulatedServices,
 } from '../services/board-services.js';
 import { initialDialect, ZDialectSchema } from './dialects.js';
+import { applyBodyFaults, hasBodyFaults } from './body-faults.js';
 import { describeFaults, type FaultHooks, type TFaults, ZFaultsSchema } from './faults.js';
 
 export interface RackOptions {
@@ -109,7 +110,8 @@ export class Rack {
   constructor(private readonly options: RackOptions) {
     this.server = createServer((req, res) => void this.route(req, res));
     this.server.headersTimeout = 20_000;
-    this.server.requestTimeout = 60_000;
+    // As a board's own server (server/server.ts): body deadlines per route, none for the whole of an upload.
+    this.server.requestTimeout = 0;
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<number> {
@@ -227,6 +229,9 @@ export class Rack {
     if (errorRate > 0 && rest.startsWith('/api/bmc') && Math.random() < errorRate) {
       const spelling = rest === '/api/bmc' || rest === '/api/bmc/' ? 'legacy' : 'path';
       return sendRefusal(res, spelling, 500, 'Failed to answer: injected fault');
+    }
+    if (rest.startsWith('/api/bmc') && hasBodyFaults(slot.faults)) {
+      applyBodyFaults(res, slot.faults);
     }
     await live.app.handle(req, res, rest, search);
   }

@@ -11,8 +11,9 @@ import { handlerFor } from '../handlers/registry.js';
 import { setNodeInfoFromLegacyBody } from '../handlers/node-info.js';
 import { mergeBody, mergeDocumentBody, parseBody, parseJsonObject, queryParams, readBody } from './body.js';
 import { AGENT_DIALECT, type Dialect, applyDialect, dialectHasPathForm, nodeBaseFor } from './dialect.js';
-import { type Spelling, sendEmpty, sendJson, sendLegacy, sendProblem, sendRefusal } from './reply.js';
-import { routesFor } from './routes.js';
+import { type RefusalForm, type Spelling, sendEmpty, sendJson, sendLegacy, sendProblem, sendRefusal } from './reply.js';
+import { Download, sendDownload } from './download.js';
+import { lookupPath, routesFor } from './routes.js';
 import type { BoardServices } from '../services/board-services.js';
 import { serveStatic } from './static-files.js';
 
@@ -109,8 +110,12 @@ export class AgentApp {
       return this.openApi(req, res);
     }
     const path = sub.slice(API_BASE.length);
-    const methods = dialectHasPathForm(dialect) ? routesFor(dialect).byPath.get(path) : undefined;
-    if (!methods) {
+    const found = lookupPath(routesFor(dialect), path);
+    // A legacy-only daemon still has its own upload, cancel and backup routes.
+    const methods = dialectHasPathForm(dialect)
+      ? found?.methods
+      : new Map([...(found?.methods ?? [])].filter(([, route]) => route.daemonPath));
+    if (!methods || methods.size === 0) {
       return sendProblem(res, 404, `no operation at ${API_BASE}${path}`);
     }
     const op = methods.get(req.method ?? '');
@@ -118,7 +123,7 @@ export class AgentApp {
       const allow = [...methods.keys()].join(', ');
       return sendProblem(res, 405, `${API_BASE}${path} takes ${allow}, not ${req.method}`, { Allow: allow });
     }
-    await this.dispatch(req, res, op, 'path', search, dialect, actor);
+    await this.dispatch(req, res, op, 'path', search, dialect, actor, found?.captured ?? {});
   }
 
   /** `GET /api/bmc?opt=&type=` and the legacy-only `POST /api/bmc?opt=set&type=node_info`. */
@@ -183,6 +188,7 @@ export class AgentApp {
     search: URLSearchParams,
     dialect: Dialect,
     actor: Actor,
+    captured: Record<string, string> = {},
   ): Promise<void> {
     const handler = handlerFor(op.id);
     let outcome: 'ok' | 'refused' | 'failed' = 'ok';
@@ -193,13 +199,19 @@ export class AgentApp {
       }
       const { params, body } = await this.readParameters(req, op, spelling, search);
       const result = await handler({
-        params,
+        params: { ...params, ...captured },
         body,
         backend: this.options.backend,
         nodeBase: nodeBaseFor(spelling, dialect),
         services: this.options.services,
         actor,
+        spelling,
+        request: op.body === 'stream' ? req : undefined,
       });
+      if (result instanceof Download) {
+        await sendDownload(res, result);
+        return;
+      }
       // An acknowledged change must survive a crash (kill -9) right after the answer: write it through first.
       if (op.method !== 'GET') {
         await (this.options.backend as Partial<{ flush(): Promise<void> }>).flush?.();
@@ -208,7 +220,12 @@ export class AgentApp {
         await this.checkContract(op, result);
       }
       const answer = applyDialect(dialect, op.id, result);
-      if (spelling === 'legacy') {
+      if (spelling === 'legacy' && op.legacyAnswer === 'bare') {
+        // The daemon's transfer routes answer the bare value: `{"handle":N}`, the transfer state.
+        sendJson(res, 200, answer);
+      } else if (spelling === 'legacy' && op.legacyAnswer === 'uart') {
+        sendJson(res, 200, { response: [{ uart: answer }] });
+      } else if (spelling === 'legacy') {
         sendLegacy(res, 200, answer === undefined ? 'ok' : answer);
       } else if (answer === undefined) {
         sendEmpty(res, op.successStatus ?? 204);
@@ -218,7 +235,12 @@ export class AgentApp {
     } catch (err) {
       outcome = err instanceof BoardError && err.status < 500 ? 'refused' : 'failed';
       audited = err instanceof BoardError ? `${err.status} ${err.message}` : '500 unexpected failure';
-      this.refuse(res, spelling, err, { op: op.id });
+      if (op.body === 'stream' && !req.complete) {
+        // Never read the rest of a refused upload (it may be gigabytes): answer, then close the connection.
+        res.setHeader('Connection', 'close');
+        res.once('finish', () => req.destroy());
+      }
+      this.refuse(res, refusalForm(req, op, spelling), err, { op: op.id });
     } finally {
       this.options.onOperation?.(op.id, outcome);
       // One audit line per state-changing call (facts §2.1): who, from where, what, outcome; never the parameters.
@@ -245,7 +267,7 @@ export class AgentApp {
     search: URLSearchParams,
   ): Promise<{ params: Record<string, string>; body: unknown }> {
     const query = queryParams(search);
-    if (spelling === 'legacy' || req.method === 'GET') {
+    if (spelling === 'legacy' || req.method === 'GET' || op.body === 'stream') {
       return { params: query, body: undefined };
     }
     const raw = await readBody(req);
@@ -289,7 +311,7 @@ export class AgentApp {
     }
   }
 
-  private refuse(res: ServerResponse, spelling: Spelling, err: unknown, context: Record<string, unknown>): void {
+  private refuse(res: ServerResponse, spelling: RefusalForm, err: unknown, context: Record<string, unknown>): void {
     if (err instanceof BoardError && Number.isInteger(err.status) && err.status >= 400 && err.status <= 599) {
       if (err.status >= 500) {
         this.log({ level: 'warn', msg: err.message, status: err.status, ...context });
@@ -300,7 +322,12 @@ export class AgentApp {
     this.internalError(res, spelling, err, context);
   }
 
-  private internalError(res: ServerResponse, spelling: Spelling, err: unknown, context: Record<string, unknown>): void {
+  private internalError(
+    res: ServerResponse,
+    spelling: RefusalForm,
+    err: unknown,
+    context: Record<string, unknown>,
+  ): void {
     this.log({
       level: 'error',
       msg: 'unexpected failure while answering a request',
@@ -313,6 +340,22 @@ export class AgentApp {
     }
     sendRefusal(res, spelling, 500, 'the agent failed unexpectedly; the failure is in its log');
   }
+}
+
+/**
+ * How a refusal is rendered. The web interface shows the body of a failed transfer call as text (it would render an
+ * object as "[object Object]" or crash), and tpi prints it as text: so the transfer routes refuse in plain text, as
+ * the daemon's own routes answer, unless the client asks for problem+json by name (the board-api client does).
+ */
+function refusalForm(req: IncomingMessage, op: Route, spelling: Spelling): RefusalForm {
+  const wantsProblem = /application\/problem\+json/i.test(req.headers.accept ?? '');
+  if (spelling === 'legacy' && op.legacyAnswer === 'bare') {
+    return 'text';
+  }
+  if (op.daemonPath && !wantsProblem) {
+    return 'text';
+  }
+  return spelling;
 }
 
 /** The handler answered something its table row does not describe (a bug in the agent, never the client's fault). */

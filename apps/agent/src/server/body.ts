@@ -14,17 +14,35 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   if (Number.isFinite(declared) && declared > limit) {
     throw tooLarge(limit);
   }
+  // A body trickled in slowly must not hold a socket forever (the server has no whole-request limit, for uploads).
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    req.destroy();
+  }, BODY_DEADLINE_MS);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      throw tooLarge(limit);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        throw tooLarge(limit);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (err) {
+    if (late) {
+      throw new BoardError(408, `the body did not arrive within ${BODY_DEADLINE_MS / 1000} s`);
+    }
+    throw err;
+  } finally {
+    clearTimeout(deadline);
   }
   return Buffer.concat(chunks);
 }
+
+/** How long an ordinary (small) body may take to arrive. */
+export const BODY_DEADLINE_MS = 60_000;
 
 function tooLarge(limit: number): BoardError {
   return new BoardError(413, `the body is larger than ${limit / 1024} KiB`);

@@ -4,6 +4,8 @@ import { sortedJson } from './json.js';
 
 /** Which wire spelling a request used; it decides how answers and refusals are rendered. */
 export type Spelling = 'path' | 'legacy';
+/** How a refusal is rendered: problem+json (path), the envelope (legacy) or the message as plain text. */
+export type RefusalForm = Spelling | 'text';
 
 export function sendJson(
   res: ServerResponse,
@@ -55,12 +57,14 @@ export function sendLegacy(
 /** A refusal in the spelling the client used. */
 export function sendRefusal(
   res: ServerResponse,
-  spelling: Spelling,
+  spelling: RefusalForm,
   status: number,
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  if (spelling === 'legacy') {
+  if (spelling === 'text') {
+    sendText(res, status, message, headers);
+  } else if (spelling === 'legacy') {
     sendLegacy(res, status, message, headers);
   } else {
     sendProblem(res, status, message, headers);

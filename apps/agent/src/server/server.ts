@@ -44,7 +44,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   }
   // Slow clients must not pin the 128 MB controller's sockets forever.
   server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
+  // No whole-request limit: a node image upload takes minutes. Ordinary bodies get their 60 s in readBody, uploads
+  // an idle limit (src/transfers/upload-source.ts).
+  server.requestTimeout = 0;
   return {
     server,
     app,

@@ -7,6 +7,7 @@ import type { BoardBackend } from '../backend/backend.js';
 import { FirmwareServices } from '../firmware/firmware-services.js';
 import type { HttpTimeouts } from '../firmware/http-client.js';
 import { type SimulatedFirmwareHost, SimulatedSlots } from '../firmware/simulated-slots.js';
+import { Transfers } from '../transfers/transfers.js';
 
 /**
  * Everything a board's firmware, configuration and access operations use besides the hardware itself. Built once
@@ -17,6 +18,8 @@ export interface BoardServices {
   access: AccessStore;
   accounts: AccountStore;
   audit: AuditLog;
+  /** Node image and firmware transfers (one at a time). */
+  transfers: Transfers;
   stop(): Promise<void>;
 }
 
@@ -43,6 +46,7 @@ export interface ServiceOptions {
 export type SimulatedBoardLike = BoardBackend &
   SimulatedFirmwareHost & {
     onLifecycle(listener: (event: 'down' | 'up') => void): () => void;
+    holdBoot(work: Promise<unknown>): void;
     readonly hardwareLog: readonly { action: string }[];
   };
 
@@ -92,21 +96,27 @@ export async function createSimulatedServices(
       return;
     }
     const last = board.hardwareLog.at(-1)?.action;
-    // Chained: a rollback's own reboot must not make the caller stop waiting for the first verdict.
-    boot = boot
-      .then(() => Promise.all([last === 'reboot' ? slots.boot() : undefined, access.load()]))
+    // Chained: a rollback's own reboot must not make the caller stop waiting for the first verdict. The board
+    // answers only once the armed image is booted; the promotion gate then decides while it answers.
+    const image = boot.then(() => (last === 'reboot' ? slots.bootImage() : null));
+    board.holdBoot(image);
+    boot = image
+      .then((booting) => Promise.all([booting ? slots.runGate(booting) : undefined, access.load()]))
       .catch(() => undefined);
   });
   await firmware.start({ prime: options.primeCatalogue });
+  const transfers = new Transfers({ backend: board, sdcardDir: join(root, 'sdcard'), now: options.now });
   return {
     firmware,
     access,
     accounts,
     audit: new AuditLog(options.auditFile, options.now),
+    transfers,
     slots,
     lastBoot: () => boot,
     async stop() {
       unsubscribe();
+      await transfers.stop();
       await firmware.stop();
     },
   };
@@ -161,11 +171,16 @@ export async function createLinuxServices(
   });
   await access.load();
   await firmware.start({ prime: options.primeCatalogue });
+  const transfers = new Transfers({ backend, sdcardDir: fs.path('/mnt/sdcard'), now: options.now });
   return {
     firmware,
     access,
     accounts,
     audit: new AuditLog(options.auditFile ?? fs.path('/var/log/board-agent-audit.log'), options.now),
-    stop: () => firmware.stop(),
+    transfers,
+    async stop() {
+      await transfers.stop();
+      await firmware.stop();
+    },
   };
 }

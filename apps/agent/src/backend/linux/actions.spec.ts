@@ -257,13 +257,29 @@ describe('board actions', () => {
     expect(fixture.logs.join('\n')).toContain('mdnsd: not running');
   });
 
-  it('reboot spawns shutdown -r now with the status LED on; FEL is refused (501)', async () => {
+  it('reboot spawns shutdown -r now with the status LED on', async () => {
     const fixture = await started('v2.5');
-    await expect(fixture.board.reboot({ fel: true })).rejects.toMatchObject({
-      status: 501,
-    });
     await fixture.board.reboot({ fel: false });
     expect(steps(fixture.events)).toEqual(['write /sys/class/leds/fp::status/brightness=1', 'run shutdown -r now']);
+  });
+
+  it('FEL: the boot-ROM magic is written through devmem before the reboot; a failed write reboots nothing', async () => {
+    const fixture = await started('v2.5');
+    await fixture.board.reboot({ fel: true });
+    expect(steps(fixture.events)).toEqual([
+      'run devmem 0x07090108 32 0x5AA5A55A',
+      'write /sys/class/leds/fp::status/brightness=1',
+      'run shutdown -r now',
+    ]);
+    fixture.events.length = 0;
+    fixture.runner.answer('devmem 0x07090108 32 0x5AA5A55A', {
+      code: 1,
+      stderr: 'devmem: /dev/mem: Permission denied',
+    });
+    await expect(fixture.board.reboot({ fel: true })).rejects.toEqual(
+      new BoardError(500, 'Failed to reboot into FEL: devmem: /dev/mem: Permission denied'),
+    );
+    expect(steps(fixture.events)).toEqual(['run devmem 0x07090108 32 0x5AA5A55A']);
   });
 
   it('reload restarts the service script in the background', async () => {
@@ -272,11 +288,58 @@ describe('board actions', () => {
     expect(fixture.runner.commandLines()).toEqual(['/etc/init.d/S94bmcd restart']);
   });
 
-  it('format is 501 with the upstream message', async () => {
+  it('format: unmount, FAT32 on the card device, mount again; a busy card is 409 and left alone', async () => {
     const fixture = await started('v2.5');
+    await fixture.board.formatSdcard();
+    expect(fixture.runner.commandLines()).toEqual([
+      'umount /mnt/sdcard',
+      'mkfs.vfat -F 32 -n SDCARD /dev/mmcblk0',
+      'mount /dev/mmcblk0 /mnt/sdcard',
+    ]);
+    fixture.runner.calls.length = 0;
+    fixture.runner.answer('umount /mnt/sdcard', {
+      code: 1,
+      stderr: "umount: can't unmount /mnt/sdcard: Resource busy",
+    });
+    await expect(fixture.board.formatSdcard()).rejects.toMatchObject({ status: 409 });
+    expect(fixture.runner.commandLines()).toEqual(['umount /mnt/sdcard']);
+  });
+
+  it('format: a failed mkfs still remounts the card and answers 500 with mkfs’s words', async () => {
+    const fixture = await started('v2.4');
+    fixture.runner.answer('mkfs.vfat -F 32 -n SDCARD /dev/mmcblk0', { code: 1, stderr: 'mkfs.vfat: unable to open' });
     await expect(fixture.board.formatSdcard()).rejects.toEqual(
-      new BoardError(501, 'microSD card formatting is not implemented'),
+      new BoardError(500, 'Failed to format the microSD card: mkfs.vfat: unable to open'),
     );
+    expect(fixture.runner.commandLines().at(-1)).toBe('mount /dev/mmcblk0 /mnt/sdcard');
+  });
+
+  it('node-1 USB port (v2.5): PG0 and PG1 both high for the USB-A port, persisted; v2.4 refuses', async () => {
+    const fixture = await started('v2.5');
+    await fixture.board.setNode1Usb(true);
+    expect(fixture.runner.commandLines()).toEqual(['gpioset gpiochip0 192=1 193=1']);
+    expect((await state(fixture.root)).node1_usb).toBe(true);
+    expect(await fixture.board.getNode1Usb()).toBe(true);
+    await fixture.board.setNode1Usb(false);
+    expect(fixture.runner.commandLines().at(-1)).toBe('gpioset gpiochip0 192=0 193=0');
+    const legacy = await createFixtureLinuxBoard('v2.4', join(tmp, 'v2.4'));
+    await legacy.board.start();
+    await expect(legacy.board.setNode1Usb(true)).rejects.toEqual(
+      new BoardError(500, 'This command is only available on v2.5+ boards'),
+    );
+  });
+
+  it('UART: the node’s console device is buffered from start; a command goes out with CR LF', async () => {
+    const fixture = await createFixtureLinuxBoard('v2.5', tmp);
+    await mkdir(join(fixture.root, 'dev'), { recursive: true });
+    await writeFile(join(fixture.root, 'dev/ttyS2'), 'U-Boot 2017.09\r\nnode2 login: ');
+    await fixture.board.start();
+    await new Promise((r) => setTimeout(r, 50)); // the file stream delivers its bytes
+    expect((await fixture.board.readUart(2)).toString()).toBe('U-Boot 2017.09\r\nnode2 login: ');
+    await fixture.board.writeUart(2, 'root');
+    expect(await readFile(join(fixture.root, 'dev/ttyS2'), 'utf8')).toContain('root\r\n');
+    await expect(fixture.board.writeUart(3, 'x')).rejects.toMatchObject({ status: 500 });
+    await fixture.board.stop();
   });
 
   it('node info: only given non-null fields overwrite, and they are persisted', async () => {

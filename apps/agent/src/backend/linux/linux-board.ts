@@ -19,6 +19,7 @@ import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import {
   BoardError,
   type BoardBackend,
+  type FlashOptions,
   NODE_IDS,
   type NodeId,
   type NodeInfoPatch,
@@ -47,6 +48,7 @@ import { listSdcard, SDCARD } from './sdcard-files.js';
 import { readFirmwareSlots, readNextboot, type Nextboot, writeNextboot } from './slots.js';
 import { MAX_COOLING_ENTRIES, type PersistedState, StateStore, type UsbConfig } from './state-store.js';
 import { LinuxTimeSync } from './time-sync.js';
+import { SerialConsoles } from './serial.js';
 
 export type { LogLevel };
 
@@ -90,6 +92,14 @@ const RESET_GAP_MS = 1000;
 const NETWORK_RESET_DELAY_MS = 1000;
 const SCRIPT_TIMEOUT_MS = 30_000;
 const GADGET = '/sys/kernel/config/usb_gadget/g1';
+/** v2.5 node-1 USB switches: PG0 (192) source, PG1 (193) output (hardware facts §1.2). */
+const NODE1_USB_SOURCE_LINE = 192;
+/** FEL: magic for the boot ROM in RTC general-purpose register 2 (hardware facts §1.9). */
+const FEL_MAGIC_ADDRESS = '0x07090108';
+const FEL_MAGIC = '0x5AA5A55A';
+/** mkfs.vfat of a large card takes a while on the T113. */
+const FORMAT_TIMEOUT_MS = 120_000;
+const NODE1_USB_OUTPUT_LINE = 193;
 
 /**
  * The agent on the real controller (Allwinner T113, Turing Pi 2 v2.4/v2.5): readings from /proc and /sys, actions
@@ -116,6 +126,7 @@ export class LinuxBoard implements BoardBackend {
   private readonly time: LinuxTimeSync;
   private holdTimer: NodeJS.Timeout | undefined;
   private readonly buildTime: Date;
+  private readonly serial: SerialConsoles;
 
   constructor(options: LinuxBoardOptions) {
     this.options = options;
@@ -134,6 +145,13 @@ export class LinuxBoard implements BoardBackend {
     };
     this.cooling = new LinuxCooling(io, (device, speed) => this.rememberCoolingStep(device, speed));
     this.time = new LinuxTimeSync(io, options.chronycArgs);
+    this.serial = new SerialConsoles(
+      this.fs,
+      (text) => this.log('warn', text),
+      async (device) => {
+        await this.runLogged('stty', ['-F', device, '115200', 'cs8', '-cstopb', '-parenb', 'raw', '-echo']);
+      },
+    );
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -152,6 +170,7 @@ export class LinuxBoard implements BoardBackend {
     });
     await this.cooling.resumePausedGovernors();
     await this.cooling.replaySteps(this.requireState().cooling);
+    await this.serial.start();
     const every = this.options.holdCheckMs ?? 15_000;
     if (every > 0) {
       this.holdTimer = setInterval(() => void this.checkHolds(), every);
@@ -162,6 +181,7 @@ export class LinuxBoard implements BoardBackend {
   async stop(): Promise<void> {
     clearInterval(this.holdTimer);
     this.holdTimer = undefined;
+    await this.serial.stop();
     await this.idle();
     await this.lock.catch(() => undefined);
     if (this.state) {
@@ -339,6 +359,64 @@ export class LinuxBoard implements BoardBackend {
     throw new BoardError(501, 'exposing a node as USB mass storage is not implemented by the Linux backend yet');
   }
 
+  // ---------------------------------------------------------------- daemon extensions
+
+  async getNode1Usb(): Promise<boolean> {
+    return this.requireState().node1_usb;
+  }
+
+  /** v2.5: node 1's USB source/output switches PG0 + PG1, both 1 for the board's USB-A port (hardware facts §1.2). */
+  async setNode1Usb(alternativePort: boolean): Promise<void> {
+    if (this.requireModel().legacy) {
+      throw new BoardError(500, 'This command is only available on v2.5+ boards');
+    }
+    await this.exclusive(async () => {
+      const value: LineValue = alternativePort ? 1 : 0;
+      try {
+        await this.gpio.set(SOC_CHIP, [
+          [NODE1_USB_SOURCE_LINE, value],
+          [NODE1_USB_OUTPUT_LINE, value],
+        ]);
+      } catch (error) {
+        throw new BoardError(500, `Failed to set node 1 USB route: ${message(error)}`);
+      }
+      this.requireState().node1_usb = alternativePort;
+      await this.save('Failed to set node 1 USB route');
+    });
+  }
+
+  async readUart(node: NodeId): Promise<Buffer> {
+    return this.serial.read(node);
+  }
+
+  async writeUart(node: NodeId, text: string): Promise<void> {
+    try {
+      await this.serial.write(node, text);
+    } catch (error) {
+      throw new BoardError(500, `Failed to write to node ${node}'s serial console: ${message(error)}`);
+    }
+  }
+
+  /**
+   * Not implemented: it needs node-to-MSD (USB enumeration of the node's boot ROM, rpiboot/rockusb) first. Refused
+   * before the node is touched.
+   */
+  async flashNode(_node: NodeId, _source: AsyncIterable<Buffer>, _options: FlashOptions): Promise<void> {
+    throw new BoardError(501, 'flashing a node is not implemented by the Linux backend yet (it needs node-to-MSD)');
+  }
+
+  /** bmcd's backup: the overlay's upper directory, the user's changes to the image. */
+  async backup(): Promise<import('node:stream').Readable> {
+    const upper = '/mnt/overlay/upper';
+    if (!(await this.fs.isDirectory(upper))) {
+      throw new BoardError(500, `Failed to back up: ${upper} is not a directory`);
+    }
+    const { create } = await import('tar');
+    return create({ gzip: true, cwd: this.fs.path(upper), portable: true }, [
+      '.',
+    ]) as unknown as import('node:stream').Readable;
+  }
+
   async usbBootArmed(): Promise<Record<NodeId, boolean>> {
     const config = this.requireState().usb;
     const armed = (node: NodeId) => config.kind === 'Flashing' && config.node === node;
@@ -438,8 +516,14 @@ export class LinuxBoard implements BoardBackend {
 
   async reboot(options: { fel: boolean }): Promise<void> {
     if (options.fel) {
-      // FEL needs the magic 0x5AA5A55A at physical 0x07090108 through /dev/mem: out of scope for this backend.
-      throw new BoardError(501, 'rebooting into FEL is not implemented by the Linux backend');
+      // The boot ROM enters FEL (USB recovery) when it finds this magic in the RTC's general-purpose register
+      // (hardware facts §1.9); busybox devmem writes it through /dev/mem. Nothing reboots when the write fails.
+      const armed = await this.runner
+        .run('devmem', [FEL_MAGIC_ADDRESS, '32', FEL_MAGIC], { timeoutMs: SCRIPT_TIMEOUT_MS })
+        .catch((error: unknown) => ({ code: -1, stdout: '', stderr: message(error) }));
+      if (armed.code !== 0) {
+        throw new BoardError(500, `Failed to reboot into FEL: ${lastLine(armed) || 'devmem failed'}`);
+      }
     }
     await this.setLed('status', true);
     let result;
@@ -479,8 +563,34 @@ export class LinuxBoard implements BoardBackend {
   }
 
   /** Upstream and the fork never format (facts §4); neither does this backend. */
+  /**
+   * Formats the card as one FAT32 file system, as S93startup mounts it: the first partition when the card has one,
+   * else the whole device; unmounted first and mounted again after (also after a failed mkfs, so a refusal leaves
+   * the card as it was when it can). The daemon answers 501 here.
+   */
   async formatSdcard(): Promise<void> {
-    throw new BoardError(501, 'microSD card formatting is not implemented');
+    if (!(await this.fs.exists('/dev/mmcblk0'))) {
+      throw new BoardError(503, 'no microSD card in the slot');
+    }
+    await this.exclusive(async () => {
+      const device = (await this.fs.exists('/dev/mmcblk0p1')) ? '/dev/mmcblk0p1' : '/dev/mmcblk0';
+      const run = (cmd: string, args: string[]) =>
+        this.runner
+          .run(cmd, args, { timeoutMs: FORMAT_TIMEOUT_MS })
+          .catch((error: unknown) => ({ code: -1, stdout: '', stderr: message(error) }));
+      const unmounted = await run('umount', [SDCARD]);
+      if (unmounted.code !== 0 && !/not mounted|no mount point|Invalid argument/i.test(lastLine(unmounted))) {
+        throw new BoardError(409, `the microSD card is in use (${lastLine(unmounted)}); try again when it is idle`);
+      }
+      const made = await run('mkfs.vfat', ['-F', '32', '-n', 'SDCARD', device]);
+      const mounted = await run('mount', [device, SDCARD]);
+      if (made.code !== 0) {
+        throw new BoardError(500, `Failed to format the microSD card: ${lastLine(made) || 'mkfs.vfat failed'}`);
+      }
+      if (mounted.code !== 0) {
+        throw new BoardError(500, `Formatted, but mounting the card failed: ${lastLine(mounted)}`);
+      }
+    });
   }
 
   // ---------------------------------------------------------------- network and time

@@ -13,12 +13,16 @@ describe('agent-state.json reader (hand-written, so the Linux start does not loa
       { name: null, module_name: null, uart_baud: null },
     ],
     cooling: { 'cooling-fan': 3 },
+    node1_usb: true,
   };
 
   it('reads a valid file as it is, dropping keys it does not know', () => {
     expect(readState(good)).toEqual(good);
     expect(readState({ ...good, extra: true })).toEqual(good);
     expect(readState(defaultState())).toEqual(defaultState());
+    // A file written before the node-1 USB port was kept: the port is in its normal position.
+    const { node1_usb: _kept, ...older } = good;
+    expect(readState(older)?.node1_usb).toBe(false);
     expect(readState({ ...good, usb: { kind: 'UsbA', node: 4, route: 'Bmc' } })?.usb).toEqual({
       kind: 'UsbA',
       node: 4,

@@ -29,6 +29,8 @@ export interface PersistedState {
   node_info: NodeTuple<PersistedNodeInfo>;
   /** Cooling steps set without `mode`, replayed at start (bmcd keeps at most 10 devices). */
   cooling: Record<string, number>;
+  /** bmcd `node1_usb`: node 1's USB switched to the board's USB-A port (v2.5+). Absent in older files: false. */
+  node1_usb: boolean;
 }
 
 /*
@@ -105,6 +107,7 @@ export function readState(value: unknown): PersistedState | null {
       usb: readUsb(v['usb']),
       node_info: tupleOf(v['node_info'], readNodeInfo),
       cooling: { ...(cooling as Record<string, number>) },
+      node1_usb: v['node1_usb'] === true,
     };
   } catch (err) {
     if (err instanceof Invalid) {
@@ -123,6 +126,7 @@ export function defaultState(): PersistedState {
     usb: { kind: 'UsbA', node: 1 },
     node_info: [emptyInfo(), emptyInfo(), emptyInfo(), emptyInfo()],
     cooling: {},
+    node1_usb: false,
   };
 }
 

@@ -37,6 +37,8 @@ export interface PersistedState {
   firmwareVersion: string;
   /** Accumulated link-up milliseconds per switch port, before the current up period (keeps counters monotonic). */
   netUpMs: number[];
+  /** bmcd `node1_usb`: node 1's USB on the board's USB-A port (v2.5+). */
+  node1Usb: boolean;
 }
 
 export const STATE_FILE = 'state.json';
@@ -60,6 +62,7 @@ export function defaultState(init: { hostname: string; firmwareVersion: string; 
     bootTimeMs: init.nowMs,
     firmwareVersion: init.firmwareVersion,
     netUpMs: [0, 0, 0, 0, 0, 0],
+    node1Usb: false,
   };
 }
 
@@ -121,6 +124,7 @@ function parseState(raw: Record<string, unknown>, d: PersistedState): PersistedS
       Array.isArray(raw.netUpMs) && raw.netUpMs.length === 6 && raw.netUpMs.every((v) => isInt(v) && v >= 0)
         ? (raw.netUpMs as number[])
         : d.netUpMs,
+    node1Usb: typeof raw.node1Usb === 'boolean' ? raw.node1Usb : d.node1Usb,
   };
 }
 

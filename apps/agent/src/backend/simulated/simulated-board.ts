@@ -1,4 +1,5 @@
 import { mkdir, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { basename, join, resolve } from 'node:path';
 import type {
   TAbout,
@@ -18,6 +19,7 @@ import { writeFileAtomic } from '../atomic-file.js';
 import {
   type BoardBackend,
   BoardError,
+  type FlashOptions,
   NODE_IDS,
   type NodeId,
   type NodeInfoPatch,
@@ -35,6 +37,8 @@ import {
   STATE_FILE,
 } from './persisted-state.js';
 import { emptyCard, listSdcard, usedBytes } from './sdcard.js';
+import { writeImage } from './emmc.js';
+import { bootLines, UartRing } from './uart.js';
 import { FAN_LEVELS, FAN_MAX_STEP, ThermalModel, TRIPS } from './thermal-model.js';
 import {
   type BoardRevision,
@@ -89,6 +93,7 @@ export type HardwareAction =
   | 'msd-remove'
   | 'network-reset'
   | 'sdcard-format'
+  | 'node1-usb'
   | 'reboot'
   | 'fel'
   | 'daemon-restart';
@@ -156,9 +161,11 @@ export class SimulatedBoard implements BoardBackend {
   private load!: LoadModel;
   private net!: NetworkModel;
   private bootingUntil = 0;
+  private bootHolds: Array<Promise<unknown>> = [];
   private felMode = false;
   private bootGeneration = 0;
   private sdBusy: string[] | null = null;
+  private readonly uarts: UartRing[] = NODE_IDS.map(() => new UartRing());
   private listeners: ((event: LifecycleEvent) => void)[] | null = null;
   private hardwareQueue: Promise<unknown> = Promise.resolve();
   // Coalesced persistence: changes made while a write runs become one following write.
@@ -225,7 +232,7 @@ export class SimulatedBoard implements BoardBackend {
 
   /** True while the controller is rebooting or the daemon restarting: the server must not answer. */
   isBooting(): boolean {
-    return this.felMode || this.now() < this.bootingUntil;
+    return this.felMode || this.now() < this.bootingUntil || this.bootHolds.length > 0;
   }
 
   /** `down` when the controller goes away (reboot, reload), `up` when it answers again. Returns an unsubscribe. */
@@ -392,6 +399,83 @@ export class SimulatedBoard implements BoardBackend {
       3: (this.rpiboot & 4) !== 0,
       4: (this.rpiboot & 8) !== 0,
     };
+  }
+
+  // ---------------------------------------------------------------- daemon extensions
+
+  async getNode1Usb(): Promise<boolean> {
+    return this.live().node1Usb;
+  }
+
+  async setNode1Usb(alternativePort: boolean): Promise<void> {
+    const s = this.live();
+    if (this.revision === 'v2.4') {
+      throw new BoardError(500, 'This command is only available on v2.5+ boards');
+    }
+    this.log('node1-usb', 1, alternativePort ? 'AlternativePort' : 'Node');
+    s.node1Usb = alternativePort;
+    this.persist();
+  }
+
+  async readUart(node: NodeId): Promise<Buffer> {
+    this.live();
+    return this.uarts[node - 1]!.read();
+  }
+
+  /** The node's shell echoes what is typed while it runs; a node that is off prints nothing back. */
+  async writeUart(node: NodeId, text: string): Promise<void> {
+    this.live();
+    if ((this.enable & bit(node)) !== 0) {
+      this.uarts[node - 1]!.write(`${text}\r\n`);
+    }
+  }
+
+  /** The file standing in for a node's eMMC (tests and the fleet's end-to-end test compare it with the image). */
+  emmcImagePath(node: NodeId): string {
+    return join(this.stateDir, 'emmc', `node${node}.img`);
+  }
+
+  async flashNode(node: NodeId, source: AsyncIterable<Buffer>, options: FlashOptions): Promise<void> {
+    const s = this.live();
+    // bmcd node_in_flash: off, Flashing(node, Bmc) live only, on, 1 s, pins released, then the MSD enumerates.
+    await this.exclusive(async () => {
+      this.activity(1);
+      await this.switchNode(node, false);
+      this.setRoute('Bmc');
+      this.setPins(bit(node));
+      await this.switchNode(node, true);
+      await this.delay(USB_BOOT_RELEASE_MS);
+      this.setPins(0);
+      const rk1 = /rk1|rk3588|rockchip/i.test(s.nodes[node - 1]?.module_name ?? '');
+      await this.delay(rk1 ? ROCKUSB_ENUMERATION_MS : RPIBOOT_ENUMERATION_MS);
+      this.msdNode = node;
+      this.log('msd-expose', node, rk1 ? 'Rockchip' : 'RPi-MSD-');
+    });
+    try {
+      await writeImage(this.emmcImagePath(node), source, options);
+    } finally {
+      // Success or not: the node is left off, its pin released and the persisted routing re-applied.
+      await this.exclusive(async () => {
+        await this.switchNode(node, false);
+        this.setPins(0);
+        const { mode, route } = usbParts(s.usb);
+        if (mode !== 'Flash') {
+          this.removeMsd();
+        }
+        this.setRoute(route);
+        this.setPins(mode === 'Flash' ? bit(usbParts(s.usb).node) : 0);
+      });
+    }
+  }
+
+  /** The persisted state as the controller's overlay would hold it; the card and the eMMC images are not state. */
+  async backup(): Promise<Readable> {
+    this.live();
+    await this.flush();
+    const { create } = await import('tar');
+    const { readdir } = await import('node:fs/promises');
+    const entries = (await readdir(this.stateDir)).filter((name) => name !== 'sdcard' && name !== 'emmc').sort();
+    return create({ gzip: true, cwd: this.stateDir, portable: true }, entries) as unknown as Readable;
   }
 
   // ---------------------------------------------------------------- board
@@ -775,6 +859,20 @@ export class SimulatedBoard implements BoardBackend {
     return run;
   }
 
+  /** Power one node with the bookkeeping the API reports (mask, power_on_time), as bmcd's activate_slot does. */
+  private async switchNode(node: NodeId, on: boolean): Promise<void> {
+    const s = this.live();
+    const wasOn = (s.powerMask & bit(node)) !== 0;
+    if (on && !wasOn) {
+      s.powerOnTime[node - 1] = Math.floor(this.now() / 1000);
+    } else if (!on) {
+      s.powerOnTime[node - 1] = null;
+    }
+    s.powerMask = on ? s.powerMask | bit(node) : s.powerMask & ~bit(node);
+    this.persist();
+    await this.drive(node, on);
+  }
+
   /** One node's rail, 100 ms, then its enable line (the same order for on and off). */
   private async drive(node: NodeId, on: boolean): Promise<void> {
     this.rail = on ? this.rail | bit(node) : this.rail & ~bit(node);
@@ -782,7 +880,12 @@ export class SimulatedBoard implements BoardBackend {
     await this.delay(RAIL_TO_ENABLE_MS);
     const nowMs = this.now();
     this.sync(nowMs); // the thermal model must see the old load up to now
+    const wasOn = (this.enable & bit(node)) !== 0;
     this.enable = on ? this.enable | bit(node) : this.enable & ~bit(node);
+    if (on && !wasOn) {
+      const s = this.live();
+      this.uarts[node - 1]!.write(bootLines(node, s.nodes[node - 1]?.module_name ?? null, s.hostname));
+    }
     this.net.setCarrier(node - 1, on, nowMs);
     this.log(on ? 'enable-on' : 'enable-off', node);
   }
@@ -906,9 +1009,20 @@ export class SimulatedBoard implements BoardBackend {
     }
   }
 
+  /**
+   * Hook: work the controller does while it boots (U-Boot booting the armed image) — the daemon answers only after
+   * it, however long the boot delay was.
+   */
+  holdBoot(work: Promise<unknown>): void {
+    this.bootHolds.push(work.catch(() => undefined));
+  }
+
   private async comeBackAfter(ms: number): Promise<void> {
     const generation = ++this.bootGeneration;
     await this.delay(ms);
+    const holds = this.bootHolds;
+    await Promise.all(holds);
+    this.bootHolds = this.bootHolds.filter((h) => !holds.includes(h));
     // A later reboot, reload or FEL entry owns the outcome.
     if (generation === this.bootGeneration && !this.felMode) {
       this.bootingUntil = Math.min(this.bootingUntil, this.now());
