@@ -89,13 +89,33 @@ function operationObject(op: Operation, schemaOf: (s: z.ZodType) => Json): Json 
     summary: op.summary,
     tags: [op.tag],
   };
-  if (op.method === 'GET' && op.body !== 'json') {
-    const parameters = Object.entries(properties).map(([name, schema]) => {
-      const { description, ...rest } = schema;
-      return { name, in: 'query', required: false, description, schema: rest };
-    });
+  const inPath = new Set([...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!));
+  const pathParameters = [...inPath].map((name) => {
+    const { description, ...rest } = properties[name] ?? {};
+    return { name, in: 'path', required: true, description, schema: rest };
+  });
+  if (pathParameters.length > 0) {
+    result.parameters = pathParameters;
+  }
+  if (op.body === 'stream') {
+    result.requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
+        },
+        'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+      },
+    };
+  } else if (op.method === 'GET' && op.body !== 'json') {
+    const parameters = Object.entries(properties)
+      .filter(([name]) => !inPath.has(name))
+      .map(([name, schema]) => {
+        const { description, ...rest } = schema;
+        return { name, in: 'query', required: false, description, schema: rest };
+      });
     if (parameters.length > 0) {
-      result.parameters = parameters;
+      result.parameters = [...pathParameters, ...parameters];
     }
   } else if (hasFields && op.method !== 'GET' && op.method !== 'DELETE') {
     const content: Json =
@@ -107,13 +127,20 @@ function operationObject(op: Operation, schemaOf: (s: z.ZodType) => Json): Json 
           };
     result.requestBody = { required: op.body === 'json', content };
   }
-  const status = String(op.successStatus ?? (op.response ? 200 : 204));
+  const status = String(op.successStatus ?? (op.response || op.download ? 200 : 204));
   const responses: Json = {};
   if (op.response) {
     responses[status] = {
       description: status === '202' ? 'Accepted' : 'Success',
       content: { 'application/json': { schema: schemaOf(op.response) } },
     };
+  } else if (op.download) {
+    responses[status] = {
+      description: 'A gzip-compressed tar archive (Content-Disposition names the file)',
+      content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
+    };
+  } else if (status === '200') {
+    responses['200'] = { description: 'Done (empty body, as the daemon answers)' };
   } else {
     responses['204'] = { description: 'Done, nothing to report (legacy `"ok"`)' };
   }
@@ -121,6 +148,13 @@ function operationObject(op: Operation, schemaOf: (s: z.ZodType) => Json): Json 
   result.responses = responses;
   if (op.legacy) {
     result['x-legacy'] = { opt: op.legacy.opt, type: op.legacy.type };
+  }
+  if (op.extension) {
+    // Not in the seed's 38-operation contract: served because the board's own clients (BMC-UI, tpi) call it.
+    result['x-daemon-extension'] = true;
+  }
+  if (op.legacyAnswer) {
+    result['x-legacy-answer'] = op.legacyAnswer;
   }
   result['x-since'] = op.since;
   return result;

@@ -22,8 +22,10 @@ export interface LegacySpelling {
  * - `document`: like `params`, but a JSON body that lacks `documentKey` is itself the document (POST /config,
  *   POST /firmware/sources).
  * - `json`: a JSON object body only (the access operations); no legacy spelling.
+ * - `stream`: the body is an upload (multipart, first field, or a raw `application/octet-stream` body), streamed to
+ *   the handler and never buffered whole; parameters come from the query and the path.
  */
-export type BodyStyle = 'params' | 'document' | 'json';
+export type BodyStyle = 'params' | 'document' | 'json' | 'stream';
 
 /**
  * The plain routing data of a row (no schemas): what the agent routes by. `routes.ts` holds these records; an
@@ -46,6 +48,21 @@ export interface Route<Id extends string = string> {
   tag: OperationTag;
   /** First daemon release that has the operation (for the capability matrix), e.g. `2.34.0`. */
   since: string;
+  /**
+   * A daemon extension: an operation real clients (BMC-UI, tpi) use that the seed's 38-operation contract leaves out
+   * (transfers, UART, the node-1 USB port, `other`, backup). The agent serves it; its path-form spelling is the
+   * agent's own (the fork has only the legacy one), unless `daemonPath` says the path is the daemon's.
+   */
+  extension?: true;
+  /** The path is the daemon's own route (upload, cancel, backup): served in every dialect, even legacy-only ones. */
+  daemonPath?: true;
+  /**
+   * How the legacy spelling answers success when not in the usual `{"response":[{"result":…}]}` envelope:
+   * `bare` (the value itself, as the daemon's transfer routes do) or `uart` (the envelope keyed `uart`).
+   */
+  legacyAnswer?: 'bare' | 'uart';
+  /** The 200 body is a file download (`application/gzip`), not JSON. */
+  download?: true;
 }
 
 /** The schemas a route gets in the full table. */

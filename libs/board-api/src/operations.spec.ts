@@ -4,12 +4,14 @@ import {
   AUTHENTICATE_PATH,
   findByLegacy,
   findByPath,
+  isExtension,
   legacyNodeInfo,
   OPENAPI_PATH,
   operationList,
   operations,
   operationSchemas,
   type OperationId,
+  type OperationRow,
 } from './operations.js';
 import { routeList, routes } from './routes.js';
 
@@ -22,19 +24,32 @@ getSdcard getSdcardFiles postSdcardFormat getNetwork postNetworkReset getNtp pos
     .split(/\s+/)
     .sort();
 
+/** What BMC-UI, tpi and the python client call besides the 38 (facts §9; issue 20). */
+const DAEMON_EXTENSIONS = `getUsbNode1 postUsbNode1 getUart postUart getOther getBackup postFlash getFlash
+postFirmwareUpload getFirmwareUpload postUpload getUploadCancel`
+  .split(/\s+/)
+  .sort();
+
 /** operationId = method + camel-cased path (facts §7.3). */
 function expectedId(method: string, path: string): string {
   const words = path
     .split(/[/-]/)
-    .filter(Boolean)
+    .filter((w) => w !== '' && !w.startsWith('{'))
     .map((w) => w[0]!.toUpperCase() + w.slice(1));
   return method.toLowerCase() + words.join('');
 }
 
 describe('operation table', () => {
-  it('has exactly the 38 operations of the team notes, keyed by their own id', () => {
-    expect(operationList).toHaveLength(38);
-    expect(Object.keys(operations).sort()).toEqual(IDS_FROM_TEAM_NOTES);
+  it('has exactly the 38 operations of the team notes plus the marked daemon extensions, keyed by their own id', () => {
+    const seed = operationList.filter((op) => !isExtension(op));
+    expect(seed).toHaveLength(38);
+    expect(seed.map((op) => op.id).sort()).toEqual(IDS_FROM_TEAM_NOTES);
+    expect(
+      operationList
+        .filter(isExtension)
+        .map((op) => op.id)
+        .sort(),
+    ).toEqual(DAEMON_EXTENSIONS);
     for (const [key, op] of Object.entries(operations)) {
       expect(op.id).toBe(key);
       expect(op.id).toBe(expectedId(op.method, op.path));
@@ -68,10 +83,10 @@ describe('operation table', () => {
 
   it('has unique (method, path) pairs and unique legacy spellings', () => {
     const routes = operationList.map((op) => `${op.method} ${op.path}`);
-    expect(new Set(routes).size).toBe(38);
+    expect(new Set(routes).size).toBe(38 + DAEMON_EXTENSIONS.length);
     const legacy = operationList.flatMap((op) => (op.legacy ? [`${op.legacy.opt}/${op.legacy.type}`] : []));
-    expect(legacy).toHaveLength(34);
-    expect(new Set(legacy).size).toBe(34);
+    expect(legacy).toHaveLength(34 + 9);
+    expect(new Set(legacy).size).toBe(34 + 9);
   });
 
   it('spells the legacy pairs the daemon uses', () => {
@@ -82,9 +97,16 @@ describe('operation table', () => {
     expect(findByLegacy('get', 'node_info')?.id).toBe('getNodes');
     expect(findByLegacy('set', 'network')?.id).toBe('postNetworkReset');
     expect(findByLegacy('get', 'reboot')).toBeUndefined();
+    // Upload, cancel and backup are the daemon's own paths, never in the legacy dispatcher.
     for (const op of operationList) {
-      expect(op.legacy === null).toBe(op.tag === 'access');
+      expect(op.legacy === null).toBe(op.tag === 'access' || op.daemonPath === true);
     }
+    expect((findByLegacy('get', 'uart') as OperationRow | undefined)?.legacyAnswer).toBe('uart');
+    expect((findByLegacy('set', 'flash') as OperationRow | undefined)?.legacyAnswer).toBe('bare');
+    expect((findByLegacy('get', 'firmware') as OperationRow | undefined)?.legacyAnswer).toBe('bare');
+    expect(findByLegacy('get', 'other')?.id).toBe('getOther');
+    expect(findByPath('POST', '/api/bmc/upload/123')?.id).toBe('postUpload');
+    expect(findByPath('GET', '/api/bmc/upload/123/cancel')?.id).toBe('getUploadCancel');
   });
 
   it('finds operations by path, with or without the /api/bmc prefix', () => {
@@ -108,8 +130,9 @@ describe('operation table', () => {
     expect(statuses.postFirmwareInstall).toBe(200);
     expect(statuses.postFirmwareSources).toBe(200);
     expect(statuses.postPower).toBe(204);
-    for (const op of operationList.filter((o) => o.method === 'GET')) {
-      expect(op.response).not.toBeNull();
+    expect(statuses.postUpload).toBe(200); // the daemon's empty 200
+    for (const op of operationList.filter((o) => o.method === 'GET' && o.id !== 'getUploadCancel')) {
+      expect(op.response !== null || op.download === true).toBe(true);
     }
   });
 

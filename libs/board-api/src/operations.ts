@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Operation, OperationSchemas } from './operation.js';
-import { normaliseRoutePath, routeList, routes, type RouteId, type Routes } from './routes.js';
+import { matchPath, normaliseRoutePath, routeList, routes, type RouteId, type Routes } from './routes.js';
 import {
   ZClientCaRequestSchema,
   ZPasswordChangeSchema,
@@ -26,6 +26,13 @@ import {
   ZUsbStateListSchema,
 } from './schemas/nodes.js';
 import { ZSdCardEntryListSchema, ZSdCardListSchema } from './schemas/storage.js';
+import {
+  ZOtherListSchema,
+  ZTransferHandleSchema,
+  ZTransferStateSchema,
+  ZUartTextSchema,
+  ZUsbNode1Schema,
+} from './schemas/transfers.js';
 
 /**
  * Wire parameters: every value a string and optional on the wire (the agent refuses a missing one with the daemon's
@@ -230,6 +237,76 @@ export const operationSchemas = {
     request: none(),
     response: ZThermalSchema,
   },
+
+  // Daemon extensions (facts §9)
+  getUsbNode1: {
+    request: none(),
+    response: ZUsbNode1Schema,
+  },
+  postUsbNode1: {
+    request: params({
+      alternative_port:
+        'Legacy form: present (any value, even empty) moves node 1 to the USB-A port, absent moves it back. ' +
+        'Path form: a flag, `1`/`true` or `0`/`false`',
+    }),
+    response: null,
+  },
+  getUart: {
+    request: params({
+      node: NODE,
+      encoding: '`utf8` (default), `utf16`, `utf16le`, `utf16be`, `utf32`, `utf32le`, `utf32be`',
+    }),
+    response: ZUartTextSchema,
+  },
+  postUart: {
+    request: params({ node: NODE, cmd: 'The line to type; CR LF is appended' }),
+    response: null,
+  },
+  getOther: {
+    request: none(),
+    response: ZOtherListSchema,
+  },
+  getBackup: {
+    request: none(),
+    response: null,
+  },
+  postFlash: {
+    request: params({
+      node: NODE,
+      file: 'Image file name (shown in the state), or with `local` a path on the microSD card',
+      length: 'Bytes that will be uploaded (required unless `local`)',
+      sha256: 'Hex SHA-256 of the uploaded bytes; the transfer fails when they differ',
+      skip_crc: `${FLAG}, or present without a value: skip reading the image back from the node to verify it`,
+      local: 'Present: flash the microSD card file named by `file` instead of an upload',
+    }),
+    response: ZTransferHandleSchema,
+  },
+  getFlash: {
+    request: none(),
+    response: ZTransferStateSchema,
+  },
+  postFirmwareUpload: {
+    request: params({
+      file: 'Image file name, `tp2-bmc-firmware-ota-<tag>.tpu` to record the version',
+      length: 'Bytes that will be uploaded',
+      sha256: 'Hex SHA-256 of the uploaded bytes; the transfer fails when they differ',
+      park: "Present: only store the image in the card's firmware directory, do not stage it",
+      force: `${FLAG}: replace an already staged image`,
+    }),
+    response: ZTransferHandleSchema,
+  },
+  getFirmwareUpload: {
+    request: none(),
+    response: ZTransferStateSchema,
+  },
+  postUpload: {
+    request: params({ handle: 'The handle the transfer was started with (path segment)' }),
+    response: null,
+  },
+  getUploadCancel: {
+    request: params({ handle: 'The handle of the running transfer (path segment)' }),
+    response: null,
+  },
 } as const satisfies { [Id in RouteId]: OperationSchemas };
 
 type Rows = { readonly [Id in RouteId]: Routes[Id] & (typeof operationSchemas)[Id] };
@@ -252,7 +329,10 @@ function attachSchemas(): Rows {
   return rows as Rows;
 }
 
-/** The 38 operations of the board API (2.36.3), keyed by operationId: the routes of `routes.ts` with their schemas. */
+/**
+ * The 38 operations of the board API (2.36.3) and the daemon extensions, keyed by operationId: the routes of
+ * `routes.ts` with their schemas.
+ */
 export const operations = attachSchemas() satisfies Record<string, Operation>;
 
 export type Operations = typeof operations;
@@ -272,7 +352,15 @@ export type OperationRow = Operation<OperationId>;
 /** Every operation, in table order. */
 export const operationList: readonly OperationRow[] = Object.values(operations);
 
-export { API_BASE, AUTHENTICATE_PATH, allowedMethods, isOperationId, OPENAPI_PATH } from './routes.js';
+export {
+  API_BASE,
+  AUTHENTICATE_PATH,
+  allowedMethods,
+  isExtension,
+  isOperationId,
+  matchPath,
+  OPENAPI_PATH,
+} from './routes.js';
 
 /**
  * Legacy-only `POST /api/bmc?opt=set&type=node_info` with a JSON body (facts §9): how the web UI renames nodes.
@@ -287,13 +375,17 @@ export const legacyNodeInfo = {
 } as const;
 
 const byRoute = new Map<string, Operation>(operationList.map((op) => [`${op.method} ${op.path}`, op]));
+const patterned = operationList.filter((op) => op.path.includes('{'));
 const byLegacy = new Map<string, Operation>(
   operationList.flatMap((op) => (op.legacy ? [[`${op.legacy.opt}/${op.legacy.type}`, op] as const] : [])),
 );
 
 /** The operation at (method, path); path below `/api/bmc` or with the prefix. */
 export function findByPath(method: string, path: string): Operations[OperationId] | undefined {
-  return byRoute.get(`${method.toUpperCase()} ${normaliseRoutePath(path)}`) as Operations[OperationId] | undefined;
+  const m = method.toUpperCase();
+  const p = normaliseRoutePath(path);
+  const exact = byRoute.get(`${m} ${p}`) ?? patterned.find((op) => op.method === m && matchPath(op.path, p) !== null);
+  return exact as Operations[OperationId] | undefined;
 }
 
 /** The operation with the legacy spelling `opt`/`type` (exact match). */

@@ -11,8 +11,13 @@ export type { BodyStyle, HttpMethod, LegacySpelling, OperationTag, Route } from 
  */
 
 const SINCE = '2.26.0';
+/** Daemon extensions: in upstream bmcd since 2.0 (the transfer protocol of 2.0.0) and in every fork release. */
+const EXTENSION = '2.0.0';
 
-/** The 38 operations of the board API (2.36.3), keyed by operationId: routing data only. */
+/**
+ * The 38 operations of the board API (2.36.3) and the daemon extensions real clients use, keyed by operationId:
+ * routing data only.
+ */
 export const routes = {
   // Nodes
   postNodeToMsd: {
@@ -334,7 +339,7 @@ export const routes = {
     path: '/sdcard/format',
     legacy: { opt: 'set', type: 'sdcard' },
     body: 'params',
-    summary: 'Format the microSD card (not implemented: always 501)',
+    summary: 'Format the microSD card (FAT32)',
     tag: 'storage',
     since: SINCE,
   },
@@ -412,6 +417,152 @@ export const routes = {
     tag: 'cooling',
     since: SINCE,
   },
+
+  // Daemon extensions (not in the seed's 38-operation contract; facts §9): what BMC-UI, tpi and the python client
+  // call besides the 38. Legacy spelling as the clients send it; the path form is the agent's own.
+  getUsbNode1: {
+    id: 'getUsbNode1',
+    method: 'GET',
+    path: '/usb-node1',
+    legacy: { opt: 'get', type: 'usb_node1' },
+    body: 'params',
+    summary: "Whether node 1's USB goes to the board's USB-A port (v2.5+)",
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+  },
+  postUsbNode1: {
+    id: 'postUsbNode1',
+    method: 'POST',
+    path: '/usb-node1',
+    legacy: { opt: 'set', type: 'usb_node1' },
+    body: 'params',
+    summary: "Move node 1's USB to the board's USB-A port or back (v2.5+)",
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+  },
+  getUart: {
+    id: 'getUart',
+    method: 'GET',
+    path: '/uart',
+    legacy: { opt: 'get', type: 'uart' },
+    body: 'params',
+    summary: "Read a node's serial console buffer (not drained)",
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+    legacyAnswer: 'uart',
+  },
+  postUart: {
+    id: 'postUart',
+    method: 'POST',
+    path: '/uart',
+    legacy: { opt: 'set', type: 'uart' },
+    body: 'params',
+    summary: "Write a command line to a node's serial console",
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+  },
+  getOther: {
+    id: 'getOther',
+    method: 'GET',
+    path: '/other',
+    legacy: { opt: 'get', type: 'other' },
+    body: 'params',
+    summary: 'Deprecated duplicate of About with the bridge address (what `tpi info` prints)',
+    tag: 'board',
+    since: EXTENSION,
+    extension: true,
+  },
+  getBackup: {
+    id: 'getBackup',
+    method: 'GET',
+    path: '/backup',
+    legacy: null,
+    body: 'params',
+    summary: "Download the board's persisted state as a tar.gz",
+    tag: 'board',
+    since: EXTENSION,
+    extension: true,
+    daemonPath: true,
+    download: true,
+  },
+  postFlash: {
+    id: 'postFlash',
+    method: 'POST',
+    path: '/flash',
+    legacy: { opt: 'set', type: 'flash' },
+    body: 'params',
+    summary: "Start writing an OS image to a node's eMMC; upload it to /upload/{handle}",
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+    legacyAnswer: 'bare',
+  },
+  getFlash: {
+    id: 'getFlash',
+    method: 'GET',
+    path: '/flash',
+    legacy: { opt: 'get', type: 'flash' },
+    body: 'params',
+    summary: 'State of the current or last transfer (node image or firmware)',
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+    legacyAnswer: 'bare',
+  },
+  postFirmwareUpload: {
+    id: 'postFirmwareUpload',
+    method: 'POST',
+    path: '/firmware/upload',
+    legacy: { opt: 'set', type: 'firmware' },
+    body: 'params',
+    summary: 'Start a firmware upload (staged for the next boot, or parked on the card)',
+    tag: 'firmware',
+    since: EXTENSION,
+    extension: true,
+    legacyAnswer: 'bare',
+  },
+  getFirmwareUpload: {
+    id: 'getFirmwareUpload',
+    method: 'GET',
+    path: '/firmware/upload',
+    legacy: { opt: 'get', type: 'firmware' },
+    body: 'params',
+    summary: 'State of the current or last transfer (the same state as GET /flash)',
+    tag: 'firmware',
+    since: EXTENSION,
+    extension: true,
+    legacyAnswer: 'bare',
+  },
+  postUpload: {
+    id: 'postUpload',
+    method: 'POST',
+    path: '/upload/{handle}',
+    legacy: null,
+    body: 'stream',
+    successStatus: 200,
+    summary: 'The bytes of a started transfer (multipart, first field; or a raw octet-stream body)',
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+    daemonPath: true,
+  },
+  getUploadCancel: {
+    id: 'getUploadCancel',
+    method: 'GET',
+    path: '/upload/{handle}/cancel',
+    legacy: null,
+    body: 'params',
+    successStatus: 200,
+    summary: 'Cancel the running transfer with this handle',
+    tag: 'nodes',
+    since: EXTENSION,
+    extension: true,
+    daemonPath: true,
+  },
 } as const satisfies Record<string, Route>;
 
 export type Routes = typeof routes;
@@ -446,7 +597,45 @@ export function normaliseRoutePath(path: string): string {
 /** Methods the table offers at `path` (empty when the path is not a table path). */
 export function allowedMethods(path: string): HttpMethod[] {
   const p = normaliseRoutePath(path);
-  return routeList.filter((route) => route.path === p).map((route) => route.method);
+  return routeList.filter((route) => matchPath(route.path, p) !== null).map((route) => route.method);
+}
+
+/**
+ * Match a concrete path against a row's path, which may hold `{name}` segments (`/upload/{handle}`). Returns the
+ * captured segments (URL-decoded), or null when it does not match.
+ */
+export function matchPath(pattern: string, path: string): Record<string, string> | null {
+  if (!pattern.includes('{')) {
+    return pattern === path ? {} : null;
+  }
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) {
+    return null;
+  }
+  const captured: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    const g = got[i]!;
+    if (w.startsWith('{') && w.endsWith('}')) {
+      if (g === '') {
+        return null;
+      }
+      try {
+        captured[w.slice(1, -1)] = decodeURIComponent(g);
+      } catch {
+        return null;
+      }
+    } else if (w !== g) {
+      return null;
+    }
+  }
+  return captured;
+}
+
+/** The seed contract's operations, without the daemon extensions. */
+export function isExtension(route: Route): boolean {
+  return route.extension === true;
 }
 
 /** Type guard for operation ids coming from outside (e.g. a job payload). */

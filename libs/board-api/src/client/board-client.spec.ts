@@ -269,6 +269,17 @@ describe('BoardClient', () => {
       expect(errorReason(err)).toBe('timeout');
     });
 
+    it('cuts off an answer over maxResponseBytes instead of buffering it (reason invalid_response)', async () => {
+      const sensors = Array.from({ length: 2000 }, (_, k) => ({ name: `s${k}`, temperature_c: 40 }));
+      board.handler = (_req, res) => json(res, 200, { sensors, cooling: [] });
+      const err = await client({ maxResponseBytes: 10_000 })
+        .thermal()
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BoardUnreachableError);
+      expect((err as BoardUnreachableError).code).toBe('UND_ERR_RES_EXCEEDED_MAX_SIZE');
+      expect(errorReason(err)).toBe('invalid_response');
+    });
+
     it('reports a refused connection with its code (reason unreachable)', async () => {
       const c = new BoardClient({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 2000 });
       clients.push(c);

@@ -20,6 +20,7 @@ import {
   normaliseAbout,
   normaliseCooling,
   wireForm,
+  wireFormOf,
   wireNode,
   type Dialect,
   type NormalisedAbout,
@@ -32,7 +33,9 @@ import {
   BoardCapabilityError,
   BoardHttpError,
   BoardResponseInvalidError,
+  BoardTransferError,
 } from './errors.js';
+import type { TTransferring, TTransferState } from '../schemas/transfers.js';
 import {
   createBoardDispatcher,
   header,
@@ -69,6 +72,31 @@ export interface BoardClientOptions extends DispatcherOptions {
    * audit line names it. A function, not a value: one cached client serves many requests.
    */
   requestId?: () => string | undefined;
+}
+
+/** An image to write: its bytes as a stream (never held whole), and its length. */
+export interface ImageUpload {
+  body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  size: number;
+  /** File name the board shows and logs. Default `image.img`. */
+  name?: string;
+  /** Hex SHA-256 of the bytes: the board refuses bytes that differ. */
+  sha256?: string;
+  /** Read the image back from the node and compare (default true). */
+  verify?: boolean;
+}
+
+export interface TransferOptions {
+  /** Told every state the board reports while the bytes move and are verified. */
+  onProgress?: (state: TTransferring) => void;
+  /** How often the state is polled. Default 1000 ms (BMC-UI's rate). */
+  pollMs?: number;
+  /** Limit for the upload request (headers and body). Default one hour. */
+  uploadTimeoutMs?: number;
+  /** Limit for the whole transfer, verification included. Default two hours. */
+  timeoutMs?: number;
+  /** Limit for each of the small calls around the upload (start, state polls). Default 30 s: the board is busy. */
+  callTimeoutMs?: number;
 }
 
 export interface CallOptions {
@@ -268,13 +296,19 @@ export class BoardClient {
     if (!this.offered.has(id)) {
       throw new BoardCapabilityError(id, this.dialect, this.daemonVersion);
     }
-    const wire = this.wireParams(params as Record<string, unknown> | undefined);
-    const request = this.form === 'legacy' ? this.legacyRequest(id, wire) : this.pathRequest(id, wire, params);
+    const form = this.formOf(id);
+    const wire = this.wireParams(params as Record<string, unknown> | undefined, form);
+    const request = form === 'legacy' ? this.legacyRequest(id, wire) : this.pathRequest(id, wire, params);
     const res = await this.authorized(id, request, options?.timeoutMs, options?.login ?? true);
-    return this.interpret(id, res) as OperationResult<Id>;
+    return this.interpret(id, res, form) as OperationResult<Id>;
   }
 
-  private wireParams(params: Record<string, unknown> | undefined): Record<string, string> {
+  /** The spelling of one operation on this board (a daemon extension's path form is the agent's only). */
+  formOf(id: OperationId): WireForm {
+    return wireFormOf(id, this.dialect, this.daemonVersion);
+  }
+
+  private wireParams(params: Record<string, unknown> | undefined, form: WireForm = this.form): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [key, value] of Object.entries(params ?? {})) {
       if (value === undefined || value === null) {
@@ -282,7 +316,7 @@ export class BoardClient {
       }
       let text = String(value);
       if (key === 'node' && /^\d+$/.test(text)) {
-        text = String(wireNode(this.dialect, this.form, Number(text)));
+        text = String(wireNode(this.dialect, form, Number(text)));
       }
       // Fork and upstream test flags by presence only: `force=0` would count as set there.
       if (this.dialect !== 'agent' && FLAG_PARAMS.has(key)) {
@@ -308,7 +342,12 @@ export class BoardClient {
 
   private pathRequest(id: OperationId, wire: Record<string, string>, raw: unknown): WireRequest {
     const op = operations[id];
-    const path = `${this.prefix}${API_BASE}${op.path}`;
+    // `{name}` segments (the daemon's upload routes) are filled from the parameters of the same name.
+    const path = `${this.prefix}${API_BASE}${op.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+      const value = wire[name];
+      delete wire[name];
+      return encodeURIComponent(value ?? '');
+    })}`;
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (op.body === 'json') {
       if (op.method === 'GET' || op.method === 'DELETE') {
@@ -337,14 +376,26 @@ export class BoardClient {
     };
   }
 
-  private interpret(id: OperationId, res: WireResponse): unknown {
-    const op = operations[id];
+  private interpret(id: OperationId, res: WireResponse, form: WireForm = this.form): unknown {
+    const op = operations[id] as (typeof operations)[OperationId] & { legacyAnswer?: 'bare' | 'uart' };
     const ok = res.status >= 200 && res.status <= 299;
     if (!ok) {
       throw refusal(id, res);
     }
     let value: unknown;
-    if (this.form === 'legacy') {
+    if (form === 'legacy' && op.legacyAnswer === 'bare') {
+      // The daemon's transfer routes answer the bare value, not the envelope.
+      value = tryJson(res.text);
+      if (value === NOT_JSON) {
+        throw new BoardResponseInvalidError(id, [], res.text.slice(0, 200), 'the answer is not JSON');
+      }
+    } else if (form === 'legacy' && op.legacyAnswer === 'uart') {
+      const entry = (tryJson(res.text) as { response?: unknown[] } | undefined)?.response?.[0];
+      if (entry === null || typeof entry !== 'object' || !('uart' in entry)) {
+        throw new BoardResponseInvalidError(id, [], res.text.slice(0, 200), 'not a legacy envelope keyed `uart`');
+      }
+      value = (entry as { uart: unknown }).uart;
+    } else if (form === 'legacy') {
       const body = tryJson(res.text);
       const result = legacyResult(body);
       if (result === NOT_ENVELOPE) {
@@ -450,6 +501,149 @@ export class BoardClient {
 
   async nodeToMsd(node: number, options?: CallOptions): Promise<void> {
     await this.call('postNodeToMsd', { node: String(this.requireNode(node)) }, options);
+  }
+
+  // ---------------------------------------------------------------- daemon extensions (facts §9)
+
+  /** Whether node 1's USB goes to the board's USB-A port (v2.5+). */
+  async usbNode1(): Promise<boolean> {
+    return this.call('getUsbNode1');
+  }
+
+  async setUsbNode1(alternativePort: boolean): Promise<void> {
+    await this.call('postUsbNode1', alternativePort ? { alternative_port: '1' } : {});
+  }
+
+  /** The node's serial console buffer (the board keeps the newest 16 KiB; reading does not drain it). */
+  async readUart(node: number): Promise<string> {
+    return this.call('getUart', { node: String(this.requireNode(node)) });
+  }
+
+  /** Type one line on the node's serial console (the board adds CR LF). */
+  async writeUart(node: number, line: string): Promise<void> {
+    await this.call('postUart', { node: String(this.requireNode(node)), cmd: line });
+  }
+
+  /** The state of the board's current or last transfer. */
+  async transferState(options?: CallOptions): Promise<TTransferState> {
+    return this.call('getFlash', {}, options);
+  }
+
+  async cancelTransfer(handle: number): Promise<void> {
+    await this.call('getUploadCancel', { handle: String(handle) });
+  }
+
+  /**
+   * Write an OS image onto a node's eMMC: start the transfer, stream the bytes (multipart, which every dialect
+   * takes), then follow the board's state until it is Done (resolves with the handle and the bytes written) or in
+   * Error (throws BoardTransferError with the board's message). Progress is reported while it runs.
+   */
+  async flashNode(
+    node: number,
+    image: ImageUpload,
+    options: TransferOptions = {},
+  ): Promise<{ handle: number; size: number }> {
+    const n = this.requireNode(node);
+    const { handle } = await this.call(
+      'postFlash',
+      {
+        node: String(n),
+        file: image.name ?? 'image.img',
+        length: String(image.size),
+        ...(image.sha256 ? { sha256: image.sha256 } : {}),
+        ...(image.verify === false ? { skip_crc: '1' } : {}),
+      },
+      { timeoutMs: options.callTimeoutMs ?? 30_000 },
+    );
+    return this.followUpload('postFlash', handle, image, options);
+  }
+
+  private async followUpload(
+    operation: string,
+    handle: number,
+    image: ImageUpload,
+    options: TransferOptions,
+  ): Promise<{ handle: number; size: number }> {
+    const deadline = Date.now() + (options.timeoutMs ?? 7_200_000);
+    const boundary = `tpfleet-${handle}-${Date.now().toString(36)}`;
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${(image.name ?? 'image.img').replace(/"/g, '')}"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    );
+    const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+    const body = async function* () {
+      yield head;
+      yield* image.body;
+      yield tail;
+    };
+    let polling = true;
+    const follow = (async () => {
+      while (polling) {
+        await new Promise((r) => setTimeout(r, options.pollMs ?? 1000));
+        if (!polling) {
+          break;
+        }
+        const state = await this.transferState({ timeoutMs: options.callTimeoutMs ?? 30_000 }).catch(() => undefined);
+        if (state && typeof state === 'object' && 'Transferring' in state) {
+          options.onProgress?.(state.Transferring);
+        }
+      }
+    })();
+    try {
+      const res = await this.authorized(
+        'postUpload',
+        {
+          method: 'POST',
+          path: `${this.prefix}${API_BASE}/upload/${handle}`,
+          headers: {
+            accept: 'application/problem+json, application/json',
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': String(head.length + image.size + tail.length),
+          },
+          body: body(),
+        },
+        options.uploadTimeoutMs ?? 3_600_000,
+      );
+      if (res.status < 200 || res.status > 299) {
+        throw refusal('postUpload', res);
+      }
+    } finally {
+      polling = false;
+      await follow;
+    }
+    let misses = 0;
+    for (;;) {
+      let state: TTransferState;
+      try {
+        state = await this.transferState({ timeoutMs: options.callTimeoutMs ?? 30_000 });
+        misses = 0;
+      } catch (err) {
+        // A board busy writing may miss a poll; the transfer goes on without us, so ask again (a few times).
+        if (++misses >= 5 || Date.now() > deadline) {
+          throw err;
+        }
+        await new Promise((r) => setTimeout(r, options.pollMs ?? 1000));
+        continue;
+      }
+      if (typeof state === 'object' && 'Done' in state) {
+        return { handle, size: state.Done[1] };
+      }
+      if (typeof state === 'object' && 'Error' in state) {
+        throw new BoardTransferError(operation, state.Error);
+      }
+      if (typeof state === 'object' && 'Transferring' in state) {
+        if (state.Transferring.id !== handle) {
+          throw new BoardTransferError(operation, `another transfer (handle ${state.Transferring.id}) replaced ours`);
+        }
+        options.onProgress?.(state.Transferring);
+      } else {
+        throw new BoardTransferError(operation, 'the board forgot the transfer (it answers Ready)');
+      }
+      if (Date.now() > deadline) {
+        throw new BoardTransferError(operation, 'the transfer did not finish in time');
+      }
+      await new Promise((r) => setTimeout(r, options.pollMs ?? 1000));
+    }
   }
 
   /** Node labels through the legacy JSON POST (facts §9; every dialect has it). Only given fields change. */

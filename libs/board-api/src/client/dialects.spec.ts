@@ -1,27 +1,38 @@
 import type { TAbout, TNodeInfo } from '../schemas/index.js';
 import { operationList } from '../operations.js';
 import { BoardClient, retryAfterSeconds } from './board-client.js';
-import { capabilities, compareVersions, normaliseAbout, UPSTREAM_OPERATIONS, wireForm, wireNode } from './dialects.js';
+import {
+  capabilities,
+  compareVersions,
+  normaliseAbout,
+  UPSTREAM_OPERATIONS,
+  wireForm,
+  wireFormOf,
+  wireNode,
+} from './dialects.js';
 
 describe('capability matrix', () => {
-  it('offers all 38 operations on the agent', () => {
-    expect(capabilities('agent').size).toBe(38);
+  const EXTENSIONS = operationList.filter((op) => op.extension).length;
+
+  it('offers all 38 operations and the daemon extensions on the agent', () => {
+    expect(EXTENSIONS).toBe(12);
+    expect(capabilities('agent').size).toBe(38 + EXTENSIONS);
   });
 
   it('offers the fork operations by release', () => {
     const at = (v: string) => capabilities('fork', v);
-    expect(at('2.36.3').size).toBe(38);
+    expect(at('2.36.3').size).toBe(38 + EXTENSIONS);
     expect(at('2.35.0').has('getAccess')).toBe(false);
     expect(at('2.35.0').has('getSdcardFiles')).toBe(true);
     expect(at('2.33.0').has('getSdcardFiles')).toBe(false);
-    expect(at('2.33.0').size).toBe(33);
+    expect(at('2.33.0').size).toBe(33 + EXTENSIONS);
     expect(at('2.16.0').has('getHealth')).toBe(true);
-    expect(capabilities('fork').size).toBe(38); // unknown version: assume the newest
+    expect(capabilities('fork').size).toBe(38 + EXTENSIONS); // unknown version: assume the newest
   });
 
   it('falls back to the legacy set for upstream and for a fork without the path form', () => {
     expect(capabilities('upstream')).toBe(UPSTREAM_OPERATIONS);
-    expect(UPSTREAM_OPERATIONS.size).toBe(18);
+    expect(UPSTREAM_OPERATIONS.size).toBe(18 + EXTENSIONS);
     for (const id of [
       'getHealth',
       'getThermal',
@@ -37,8 +48,13 @@ describe('capability matrix', () => {
     }
     expect(UPSTREAM_OPERATIONS.has('postNetworkReset')).toBe(true);
     for (const id of UPSTREAM_OPERATIONS) {
-      expect(operationList.find((op) => op.id === id)?.legacy).not.toBeNull();
+      const op = operationList.find((o) => o.id === id);
+      // Upload, cancel and backup are the daemon's own paths, which upstream serves too.
+      expect(op?.legacy !== null || op?.daemonPath === true).toBe(true);
     }
+    expect(wireFormOf('getUart', 'fork', '2.36.3')).toBe('legacy');
+    expect(wireFormOf('getUart', 'agent')).toBe('path');
+    expect(wireFormOf('postUpload', 'fork', '2.36.3')).toBe('path');
     expect(wireForm('fork', '2.15.1')).toBe('legacy');
     expect(wireForm('fork', '2.16.0')).toBe('path');
     expect(wireForm('upstream', '2.3.7')).toBe('legacy');

@@ -41,6 +41,19 @@ export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId
   'getCooling',
   'postCooling',
   'postNetworkReset',
+  // The daemon extensions are upstream's own (facts §9).
+  'getUsbNode1',
+  'postUsbNode1',
+  'getUart',
+  'postUart',
+  'getOther',
+  'getBackup',
+  'postFlash',
+  'getFlash',
+  'postFirmwareUpload',
+  'getFirmwareUpload',
+  'postUpload',
+  'getUploadCancel',
 ]);
 
 /** Parses `v1.2.3[-pre][+build]`; null when not version-shaped. */
@@ -139,6 +152,18 @@ function computeCapabilities(dialect: Dialect, daemonVersion?: string): Readonly
   return new Set(operationList.filter((op) => atLeast(daemonVersion, forkSince(op.id))).map((op) => op.id));
 }
 
+/**
+ * The spelling one operation uses on a board: the board's wire form, except that a daemon extension's path form is
+ * the agent's own, so the fork and upstream get its legacy spelling (the daemon's own paths work everywhere).
+ */
+export function wireFormOf(id: OperationId, dialect: Dialect, daemonVersion?: string): WireForm {
+  const op = operations[id] as { extension?: true; daemonPath?: true; legacy: unknown };
+  if (op.extension && !op.daemonPath && dialect !== 'agent' && op.legacy !== null) {
+    return 'legacy';
+  }
+  return wireForm(dialect, daemonVersion);
+}
+
 /** The `node` parameter on the wire for a 1-based node number. */
 export function wireNode(dialect: Dialect, form: WireForm, node: number): number {
   return dialect === 'agent' && form === 'path' ? node : node - 1;
@@ -212,4 +237,12 @@ export function normaliseCooling(raw: unknown): Parsed<TCoolingDevice[]> {
 }
 
 /** Parameters that are presence flags on the fork and upstream (`force=0` counts as set there, facts §1.4). */
-export const FLAG_PARAMS: ReadonlySet<string> = new Set(['force', 'allow_downgrade', 'refresh', 'fel']);
+export const FLAG_PARAMS: ReadonlySet<string> = new Set([
+  'force',
+  'allow_downgrade',
+  'refresh',
+  'fel',
+  'skip_crc',
+  'park',
+  'alternative_port',
+]);

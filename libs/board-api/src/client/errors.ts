@@ -39,6 +39,18 @@ export class BoardHttpError extends BoardClientError {
   }
 }
 
+/** A transfer (node image, firmware upload) the board accepted ended in its `Error` state. */
+export class BoardTransferError extends BoardClientError {
+  readonly reason: BoardErrorReason = 'http_5xx';
+  constructor(
+    operation: string,
+    /** The board's own message (`sha256 checksum failed…`, `crc error…`, `transfer cancelled`). */
+    readonly detail: string,
+  ) {
+    super(operation, `${operation}: the board's transfer failed: ${detail}`);
+  }
+}
+
 /** The credentials are not accepted: 401/403 from login, or a 401 that a fresh login did not cure. */
 export class BoardAuthError extends BoardClientError {
   readonly reason = 'auth' as const;
@@ -78,9 +90,18 @@ export class BoardUnreachableError extends BoardClientError {
     cause?: unknown,
   ) {
     super(operation, `${operation}: board unreachable (${code}): ${message}`, { cause });
-    this.reason = TIMEOUT_CODES.has(code) ? 'timeout' : code === 'CERT_PIN_MISMATCH' ? 'certificate' : 'unreachable';
+    this.reason = TIMEOUT_CODES.has(code)
+      ? 'timeout'
+      : code === 'CERT_PIN_MISMATCH'
+        ? 'certificate'
+        : code === TOO_LARGE_CODE
+          ? 'invalid_response' // it answered, with more than any record of the contract
+          : 'unreachable';
   }
 }
+
+/** undici's code for an answer over the dispatcher's maxResponseSize. */
+const TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 
 const TIMEOUT_CODES = new Set([
   'ETIMEDOUT',

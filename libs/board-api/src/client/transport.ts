@@ -1,6 +1,7 @@
+import { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { BoardUnreachableError } from './errors.js';
+import { BoardResponseInvalidError, BoardUnreachableError } from './errors.js';
 
 /**
  * Trust on first use for boards' self-signed certificates (facts §6.5): the SHA-256 fingerprint a board presented
@@ -10,11 +11,17 @@ import { BoardUnreachableError } from './errors.js';
  */
 export interface CertificatePins {
   expected(origin: string): string | undefined;
-  seen(origin: string, fingerprint256: string): void;
+  /**
+   * A promise holds the new connection until it settles: nothing is sent on it before the pin is stored, and a
+   * rejection (the pin could not be stored) refuses the connection.
+   */
+  seen(origin: string, fingerprint256: string): void | Promise<void>;
 }
 
 /** Error code of a connection refused because the board's certificate is not the pinned one. */
 export const CERT_PIN_MISMATCH = 'CERT_PIN_MISMATCH';
+/** Error code of a first connection refused because the certificate seen could not be pinned. */
+export const CERT_PIN_UNSAVED = 'CERT_PIN_UNSAVED';
 
 export interface DispatcherOptions {
   /** TCP + TLS handshake limit. Default 5000 ms. */
@@ -32,6 +39,11 @@ export interface DispatcherOptions {
   connections?: number;
   /** Pin each board's certificate on first use (with `rejectUnauthorized: false` for self-signed boards). */
   pins?: CertificatePins;
+  /**
+   * Largest answer body read; a board sending more is cut off (BoardUnreachableError, code
+   * UND_ERR_RES_EXCEEDED_MAX_SIZE, reason `invalid_response`) instead of being buffered. Default: no limit.
+   */
+  maxResponseBytes?: number;
 }
 
 /** One keep-alive undici Agent for one board client. ALPN stays http/1.1: the boards offer nothing else. */
@@ -44,6 +56,7 @@ export function createBoardDispatcher(options: DispatcherOptions = {}): Agent {
   return new Agent({
     connections: options.connections ?? 2,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+    ...(options.maxResponseBytes !== undefined ? { maxResponseSize: options.maxResponseBytes } : {}),
     connect: options.pins ? pinningConnector(connect, options.pins) : connect,
   });
 }
@@ -62,10 +75,27 @@ function pinningConnector(options: buildConnector.BuildOptions, pins: Certificat
       const presented = (socket as TLSSocket).getPeerCertificate().fingerprint256;
       const pinned = pins.expected(origin);
       if (pinned === undefined) {
-        if (presented) {
-          pins.seen(origin, presented);
+        const stored = presented ? pins.seen(origin, presented) : undefined;
+        if (stored === undefined) {
+          callback(null, socket!);
+          return;
         }
-        callback(null, socket!);
+        stored.then(
+          () => callback(null, socket!),
+          (cause: unknown) => {
+            socket!.destroy();
+            callback(
+              Object.assign(
+                new Error(
+                  `the board's TLS certificate (sha256 ${presented}) could not be pinned, so nothing is sent to it: ` +
+                    (cause instanceof Error ? cause.message : String(cause)),
+                ),
+                { code: CERT_PIN_UNSAVED },
+              ),
+              null,
+            );
+          },
+        );
       } else if (presented === pinned) {
         callback(null, socket!);
       } else {
@@ -90,7 +120,8 @@ export interface WireRequest {
   /** Path with query, starting with `/`. */
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  /** A string, or a stream (an upload): a stream is sent once, never replayed. */
+  body?: string | AsyncIterable<Uint8Array>;
 }
 
 export interface WireResponse {
@@ -104,6 +135,59 @@ export interface SendLimits {
   timeoutMs: number;
   /** Idle time between body chunks. */
   bodyTimeoutMs: number;
+  /** Largest answer read; beyond it the exchange is cut off. Default BOARD_BODY_LIMIT_BYTES. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * The largest answer read from a board: the biggest real one (the OpenAPI document, a config export) is well below
+ * 1 MiB. Without a cap a board (or whoever answers at its address) could make the manager buffer anything: a 400 MB
+ * answer took it from 75 to 498 MB.
+ */
+export const BOARD_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/** An answer larger than the reader's limit: by its Content-Length, or counted while it streamed in. */
+export class BodyTooLargeError extends Error {
+  readonly code = 'BODY_TOO_LARGE';
+  constructor(
+    readonly limitBytes: number,
+    readonly declaredBytes: number | null,
+  ) {
+    super(
+      declaredBytes !== null
+        ? `the answer declares ${declaredBytes} bytes, more than the ${limitBytes} read; not read`
+        : `the answer ran past the ${limitBytes} bytes read; cut off there`,
+    );
+  }
+}
+
+/**
+ * Reads a response body as text, at most `limitBytes`: a larger Content-Length is refused before a byte is read,
+ * and a body without one (or lying about it) is cut off once the running count passes the limit. Either way the
+ * body is destroyed, which closes the connection instead of draining it.
+ */
+export async function readBodyCapped(
+  body: Dispatcher.ResponseData['body'],
+  headers: Record<string, string | string[] | undefined>,
+  limitBytes: number,
+): Promise<string> {
+  const length = headers['content-length'];
+  const declared = Number(Array.isArray(length) ? length[0] : length);
+  if (length !== undefined && Number.isFinite(declared) && declared > limitBytes) {
+    body.destroy();
+    throw new BodyTooLargeError(limitBytes, declared);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > limitBytes) {
+      body.destroy();
+      throw new BodyTooLargeError(limitBytes, null);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Sends one request and reads the whole body; network failures become BoardUnreachableError. */
@@ -125,14 +209,17 @@ export async function send(
       path: request.path,
       method: request.method,
       headers: request.headers,
-      body: request.body,
+      body: typeof request.body === 'string' || request.body === undefined ? request.body : Readable.from(request.body),
       headersTimeout: limits.timeoutMs,
       bodyTimeout: limits.bodyTimeoutMs,
       signal,
     });
-    const text = await res.body.text();
+    const text = await readBodyCapped(res.body, res.headers, limits.maxBodyBytes ?? BOARD_BODY_LIMIT_BYTES);
     return { status: res.statusCode, headers: res.headers, text };
   } catch (err) {
+    if (err instanceof BodyTooLargeError) {
+      throw new BoardResponseInvalidError(operation, [], null, err.message);
+    }
     if (signal.aborted) {
       throw new BoardUnreachableError(operation, 'ETIMEDOUT', `no answer within ${limits.timeoutMs} ms`, err);
     }

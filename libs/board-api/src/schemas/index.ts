@@ -9,3 +9,4 @@ export * from './network.js';
 export * from './nodes.js';
 export * from './registry.js';
 export * from './storage.js';
+export * from './transfers.js';

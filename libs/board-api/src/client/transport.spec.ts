@@ -1,0 +1,149 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BoardResponseInvalidError, BoardUnreachableError } from './errors.js';
+import { BOARD_BODY_LIMIT_BYTES, CERT_PIN_UNSAVED, createBoardDispatcher, send } from './transport.js';
+
+const limits = { timeoutMs: 5000, bodyTimeoutMs: 5000 };
+
+describe('certificate pinning: a first-seen certificate whose pin is stored asynchronously', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'board-api-tls-'));
+  const received: string[] = [];
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=board',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    server = createServer(
+      { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) },
+      (req, res) => {
+        received.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+        res.end('{}');
+      },
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends nothing on the connection when the pin could not be stored', async () => {
+    const dispatcher = createBoardDispatcher({
+      rejectUnauthorized: false,
+      pins: { expected: () => undefined, seen: () => Promise.reject(new Error('no board took the pin')) },
+    });
+    const failure = await send(
+      dispatcher,
+      origin,
+      { method: 'GET', path: '/api/bmc/about', headers: { authorization: 'Bearer secret' } },
+      limits,
+      'about',
+    ).catch((err: unknown) => err);
+    await dispatcher.close();
+    expect(failure).toBeInstanceOf(BoardUnreachableError);
+    expect((failure as BoardUnreachableError).code).toBe(CERT_PIN_UNSAVED);
+    expect((failure as Error).message).toMatch(/no board took the pin/);
+    expect(received).toEqual([]);
+  });
+
+  it('sends only after the pin is stored', async () => {
+    const order: string[] = [];
+    const dispatcher = createBoardDispatcher({
+      rejectUnauthorized: false,
+      pins: {
+        expected: () => undefined,
+        seen: async (seenOrigin, fingerprint) => {
+          await new Promise((r) => setTimeout(r, 50));
+          order.push(`stored ${seenOrigin} ${fingerprint.length > 0}`);
+        },
+      },
+    });
+    const res = await send(dispatcher, origin, { method: 'GET', path: '/x', headers: {} }, limits, 'x');
+    order.push(`answered ${res.status}`);
+    await dispatcher.close();
+    expect(order).toEqual([`stored ${origin} true`, 'answered 200']);
+    expect(received).toEqual(['GET /x ']);
+  });
+});
+
+describe('answers larger than the cap', () => {
+  const HUGE = 100 * 1024 * 1024;
+  let written = 0;
+  let closed: Promise<void> = Promise.resolve();
+  const server = createHttpServer((req, res) => {
+    written = 0;
+    closed = new Promise((r) => res.once('close', () => r()));
+    if (req.url === '/declared') {
+      res.writeHead(200, { 'content-length': String(HUGE) });
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no length given
+    }
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const pump = () => {
+      while (written < HUGE && !res.destroyed) {
+        written += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      res.end();
+    };
+    pump();
+  });
+  let origin: string;
+
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it.each([
+    ['/declared', /declares 104857600 bytes/],
+    ['/streamed', /ran past the 4194304 bytes read/],
+  ])('%s: 100 MB is cut off, the connection closed, and the error says why', async (path, why) => {
+    const dispatcher = createBoardDispatcher();
+    const failure = await send(dispatcher, origin, { method: 'GET', path, headers: {} }, limits, 'health').catch(
+      (err: unknown) => err,
+    );
+    await closed;
+    await dispatcher.close();
+    expect(failure).toBeInstanceOf(BoardResponseInvalidError);
+    expect((failure as Error).message).toMatch(why);
+    // The server stopped well short of 100 MB: what it wrote is the cap plus the sockets' buffers.
+    expect(written).toBeLessThan(BOARD_BODY_LIMIT_BYTES + 16 * 1024 * 1024);
+  });
+});
