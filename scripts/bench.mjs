@@ -3,6 +3,7 @@
 //   agent    bench/agent.mjs: the agent vs a bare node:http server (RSS, cold start, req/s, p99), and a 10,000-board rack
 //   poll     bench/poll.bench.ts: the fleet manager polling a rack vs a bare undici loop (BENCH_BOARDS, BENCH_SECONDS)
 //   rollout  bench/rollout.bench.ts: a rollout's wall time vs its ideal schedule (BENCH_BOARDS)
+//   console  bench/console.bench.ts: the console's boards page, first rows with 10,000 boards, vs the raw JSON (Chromium)
 // poll and rollout need PostgreSQL and Redis; they run through scripts/test.mjs, which finds or starts them.
 import { spawnSync } from 'node:child_process';
 import { installAndBuild, log, root } from './lib.mjs';
@@ -21,6 +22,7 @@ const commands = {
   agent: ['bench/agent.mjs', ...rest],
   poll: jestBench('poll.bench.ts'),
   rollout: jestBench('rollout.bench.ts'),
+  console: jestBench('console.bench.ts'),
 };
 if (!commands[which]) {
   console.error(`usage: npm run bench -- <${Object.keys(commands).join('|')}> [options]`);

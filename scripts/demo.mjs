@@ -126,6 +126,7 @@ async function main() {
     SECRET_KEY: process.env.SECRET_KEY || secrets.SECRET_KEY,
     HOST: process.env.HOST || '127.0.0.1',
     PORT: String(port),
+    LOG_FORMAT: process.env.LOG_FORMAT || 'pretty', // a terminal: readable lines (JSON is the default elsewhere)
   };
   log(
     embedded
@@ -177,10 +178,14 @@ async function main() {
 
   const openapi = await firstAnswering(api, ['/api/openapi.json', '/openapi.json'], env.BOOTSTRAP_ADMIN_TOKEN);
   console.log(`
+  Console:            ${api}/console/   (sign in with the API token below)
+  API token (admin):  ${env.BOOTSTRAP_ADMIN_TOKEN}
   Fleet manager API:  ${api}
   OpenAPI:            ${openapi ?? '(not served yet)'}${openapi ? `\n  API docs:           ${api}/api/docs` : ''}
   Readiness:          curl -s ${api}/readyz
   Try:                curl -s -H 'Authorization: Bearer ${env.BOOTSTRAP_ADMIN_TOKEN}' ${api}/api/v1/boards
+  Or the CLI:         echo ${env.BOOTSTRAP_ADMIN_TOKEN} | npx tpfleet login --url ${api} --token-stdin
+                      npx tpfleet boards list -l rack=demo-rack
 
   Ctrl-C stops everything; data stays in .data/ for the next run.
 `);

@@ -1,0 +1,2 @@
+export { main } from './main.js';
+export { buildProgram } from './program.js';

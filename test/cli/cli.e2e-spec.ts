@@ -1,0 +1,296 @@
+// The `tpfleet` binary, run as a subprocess against the fleet manager (real PostgreSQL and Redis), a simulated rack
+// and a local firmware host: login and contexts, selectors as a table and JSON, a node powered and read back, a
+// rollout planned, created and watched to completion, refusals with the server's detail, a viewer token refused.
+import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import { apiClient } from '../boards/api.js';
+import { startRack, type RackProcess } from '../boards/rack.js';
+import {
+  boardSlots,
+  FROM,
+  pushSources,
+  registerBoards,
+  startFirmwareHost,
+  TARGET,
+  waitOnline,
+  type Api,
+} from '../firmware/helpers.js';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/app.js';
+import { requireRedis } from '../support/redis.js';
+import { runCli } from './tpfleet.js';
+
+const redis = requireRedis();
+
+/** A port nothing listens on (bound, then released). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// Boards 1..6 in two racks; gpu on odd boards. Board 7 is registered through the CLI.
+const rackOf = (i: number) => (i <= 3 ? 'r1' : 'r2');
+const tierOf = (i: number) => (i % 2 === 1 ? 'gpu' : 'cpu');
+
+redis.describe('tpfleet, the command line, against a fleet manager and a simulated rack', () => {
+  let rack: RackProcess;
+  let app: TestApp;
+  let api: Api;
+  let host: FakeFirmwareHost;
+  let home: string;
+  let env: Record<string, string>;
+  const cli = (args: string[], input?: string, extra: Record<string, string> = {}, killAfterMs?: number) =>
+    runCli(args, { ...env, ...extra }, input, killAfterMs);
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'tpfleet-cli-'));
+    env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+    host = await startFirmwareHost();
+    rack = await startRack(7, ['--boot-delay-ms', '300', '--trust-loopback']);
+    app = await startTestApp({
+      redisUrl: redis.url,
+      env: { POLL_INTERVAL_SECONDS: '2', POLL_SLOW_INTERVAL_SECONDS: '5', POLL_TIMEOUT_MS: '5000' },
+    });
+    api = apiClient(app.baseUrl) as Api;
+    await registerBoards(api, rack, 1, 6, (i) => ({ rack: rackOf(i), tier: tierOf(i) }), rackOf);
+    await waitOnline(api, '', 6, 60_000);
+    await pushSources(api, host, '', 60_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await rack?.stop();
+    await host?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('login checks the token, stores a 0600 context and never prints the token', async () => {
+    const bad = await cli(['login', '--url', app.baseUrl, '--token-stdin'], 'not-the-token\n');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: .+\(HTTP 401\)/m);
+
+    const login = await cli(['login', '--url', app.baseUrl, '--name', 'lab', '--token-stdin'], `${TEST_ADMIN_TOKEN}\n`);
+    expect(login).toMatchObject({ code: 0, stderr: '' });
+    expect(login.stdout).toContain('context "lab" is current');
+    const file = join(home, '.config', 'tpfleet', 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      current: 'lab',
+      contexts: { lab: { url: app.baseUrl, token: TEST_ADMIN_TOKEN } },
+    });
+
+    const list = await cli(['context', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^CURRENT\s+NAME\s+URL\n\*\s+lab\s+http:\/\/127\.0\.0\.1:\d+\n$/);
+    for (const out of [login, list, await cli(['context', 'list', '-o', 'json'])]) {
+      expect(out.stdout + out.stderr).not.toContain(TEST_ADMIN_TOKEN);
+    }
+  });
+
+  it('registers a board with the password from stdin', async () => {
+    const res = await cli(
+      ['boards', 'register', 'cli-7', rack.boardUrl(7), '--rack', 'r3', '--label', 'tier=gpu', '--password-stdin'],
+      'turing\n',
+    );
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^board cli-7 registered \([0-9a-f-]{36}\): online/);
+    const stored = await api('GET', '/api/v1/boards?q=cli-7');
+    expect(stored.body.items[0]).toMatchObject({
+      rack: 'r3',
+      labels: { tier: 'gpu' },
+      credentials: { kind: 'password' },
+    });
+  });
+
+  it('lists with a label selector as a table and as JSON', async () => {
+    const table = await cli(['boards', 'list', '-l', 'rack=r1,tier=gpu']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+STATE\s+RACK\s+FIRMWARE\s+LABELS\s+SINCE$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 4))).toEqual([
+      ['fw1', 'online', 'r1', FROM],
+      ['fw3', 'online', 'r1', FROM],
+    ]);
+
+    const json = await cli(['boards', 'list', '-l', 'tier=gpu', '-o', 'json']);
+    expect(json.code).toBe(0);
+    const boards = JSON.parse(json.stdout) as Array<{ name: string; labels: Record<string, string> }>;
+    expect(boards.map((b) => b.name).sort()).toEqual(['cli-7', 'fw1', 'fw3', 'fw5']);
+    expect(boards.every((b) => b.labels.tier === 'gpu')).toBe(true);
+
+    const names = await cli(['boards', 'list', '-l', 'rack=r2', '-o', 'name']);
+    expect(names.stdout).toBe('fw4\nfw5\nfw6\n');
+  });
+
+  it('powers a node on and off by board name and reads it back from the board', async () => {
+    const on = await cli(['nodes', 'power', 'on', 'fw2', '3']);
+    expect(on).toMatchObject({ code: 0, stdout: 'board fw2 node 3: on done\n' });
+    const read = await cli(['nodes', 'list', 'fw2', '-o', 'json']);
+    expect(JSON.parse(read.stdout)).toEqual([
+      { node: 1, power: 'off' },
+      { node: 2, power: 'off' },
+      { node: 3, power: 'on' },
+      { node: 4, power: 'off' },
+    ]);
+    expect(await rack.metrics(2)).toMatch(/bmcd_node_power_state\{node="node3"\} 1/);
+
+    expect((await cli(['nodes', 'power', 'off', 'fw2', '3'])).code).toBe(0);
+    const table = await cli(['nodes', 'list', 'fw2']);
+    expect(table.stdout).toMatch(/^NODE\s+POWER\n1\s+off\n2\s+off\n3\s+off\n4\s+off\n$/);
+  });
+
+  it('a bulk power action: --dry-run lists the boards, without a terminal it needs --yes, with --yes it runs', async () => {
+    const dry = await cli(['nodes', 'power', 'on', '-l', 'rack=r2', '--nodes', '1', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(
+      dry.stdout
+        .split('\n')
+        .slice(1, -1)
+        .map((l) => l.split(/\s+/).slice(0, 3)),
+    ).toEqual([
+      ['fw4', '1', 'will_run'],
+      ['fw5', '1', 'will_run'],
+      ['fw6', '1', 'will_run'],
+    ]);
+    const unconfirmed = await cli(['nodes', 'power', 'on', '-l', 'rack=r2', '--nodes', '1']);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('pass --yes to confirm');
+    expect(await rack.metrics(4)).toMatch(/bmcd_node_power_state\{node="node1"\} 0/); // nothing was sent
+
+    const run = await cli(['nodes', 'power', 'on', '-l', 'rack=r2', '--nodes', '1', '--yes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/fw4\s+1\s+succeeded/);
+    for (const i of [4, 5, 6]) {
+      expect(await rack.metrics(i)).toMatch(/bmcd_node_power_state\{node="node1"\} 1/);
+    }
+  });
+
+  it('plans, creates and watches a rollout to completion (exit 0); a refused action exits 1 with the detail', async () => {
+    const plan = await cli([
+      'rollouts',
+      'plan',
+      TARGET,
+      '--source',
+      'test-http',
+      '-l',
+      'rack=r1',
+      '--canary',
+      '1',
+      '-o',
+      'json',
+    ]);
+    expect(plan.code).toBe(0);
+    const planned = JSON.parse(plan.stdout);
+    expect(planned.waves).toEqual([
+      { wave: 1, size: 1 },
+      { wave: 2, size: 2 },
+    ]);
+    expect(planned.summary).toMatchObject({ will_install: 3 });
+
+    const created = await cli([
+      'rollouts',
+      'create',
+      TARGET,
+      '--source',
+      'test-http',
+      '-l',
+      'rack=r1',
+      '--canary',
+      '1',
+      '--name',
+      'r1-upgrade',
+      '--yes',
+      '-o',
+      'name',
+    ]);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const id = created.stdout.trim();
+
+    const watch = await cli(['rollouts', 'watch', id, '--timeout', '100'], undefined, {}, 120_000);
+    expect(watch).toMatchObject({ code: 0, stderr: '' });
+    expect(watch.stdout).toMatch(/^rollout r1-upgrade → 2\.31\.0: running/m);
+    expect(watch.stdout).toMatch(/fw1: .*→ succeeded/);
+    expect(watch.stdout.trimEnd().split('\n').at(-1)).toBe('rollout r1-upgrade completed: 3 succeeded');
+    // Each board says so itself.
+    for (const i of [1, 2, 3]) {
+      expect((await boardSlots(rack, i)).running.version).toBe(TARGET);
+    }
+
+    // Pausing a finished rollout is refused: exit 1, and the server's own detail on stderr.
+    const pause = await cli(['rollouts', 'pause', id]);
+    const direct = await api('POST', `/api/v1/firmware/rollouts/${id}/pause`);
+    expect(direct.status).toBe(409);
+    expect(pause).toMatchObject({ code: 1, stdout: '' });
+    expect(pause.stderr).toBe(`error: ${direct.body.detail} (HTTP 409)\n`);
+  }, 180_000);
+
+  it('refusals exit 1 with the server detail; usage errors exit 2', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const get = await cli(['boards', 'get', missing]);
+    const direct = await api('GET', `/api/v1/boards/${missing}`);
+    expect(get).toMatchObject({ code: 1, stderr: `error: ${direct.body.detail} (HTTP 404)\n` });
+
+    const badName = await cli(['boards', 'register', 'no spaces allowed', 'http://127.0.0.1:9']);
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toMatch(/^error: .*name/);
+    expect(badName.stderr).toContain('(HTTP 400)');
+
+    expect((await cli(['boards', 'get', 'no-such-board'])).stderr).toBe('error: no board named "no-such-board"\n');
+    const usage = await cli(['nodes', 'power', 'sideways', 'fw1', '1']);
+    expect(usage).toMatchObject({ code: 2, stderr: 'error: "sideways": expected on, off or reset\n' });
+    expect((await cli(['nodes', 'power', 'on', 'fw1', '5'])).code).toBe(2);
+    expect((await cli(['boards', 'list', '--no-such-flag'])).code).toBe(2);
+    expect((await cli(['boards', 'list', '-o', 'xml'])).code).toBe(2);
+
+    const unreachable = await cli(['boards', 'list'], undefined, {
+      TPFLEET_URL: `http://127.0.0.1:${await closedPort()}`,
+      TPFLEET_TOKEN: 'x',
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^error: cannot reach the fleet manager: .*ECONNREFUSED/);
+  });
+
+  it('a viewer token reads but is refused on mutations (403 with the detail)', async () => {
+    const created = await cli(['tokens', 'create', 'dashboards', '--role', 'viewer', '-o', 'json']);
+    expect(created.code).toBe(0);
+    const { token } = JSON.parse(created.stdout) as { token: string };
+    const asViewer = { TPFLEET_URL: app.baseUrl, TPFLEET_TOKEN: token };
+
+    const read = await cli(['boards', 'list', '-l', 'rack=r1', '-o', 'name'], undefined, asViewer);
+    expect(read).toMatchObject({ code: 0, stdout: 'fw1\nfw2\nfw3\n' });
+
+    const power = await cli(['nodes', 'power', 'on', 'fw1', '1'], undefined, asViewer);
+    expect(power.code).toBe(1);
+    expect(power.stderr).toMatch(/^error: .*operator.*\(HTTP 403\)\n$/);
+    expect(await rack.metrics(1)).toMatch(/bmcd_node_power_state\{node="node1"\} 0/);
+
+    const label = await cli(['boards', 'label', 'fw1', 'owner=me'], undefined, asViewer);
+    expect(label.code).toBe(1);
+    expect(label.stderr).toContain('(HTTP 403)');
+  });
+
+  it('a stored token is never sent to another URL named by TPFLEET_URL', async () => {
+    const res = await cli(['boards', 'list'], undefined, { TPFLEET_URL: 'http://127.0.0.1:9' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^error: no token for http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('prints completion scripts and completes from the command tree', async () => {
+    const bash = await cli(['completion', 'bash']);
+    expect(bash.stdout).toContain('complete -o default -F _tpfleet tpfleet');
+    expect((await cli(['completion', 'fish'])).stdout).toContain('complete -c tpfleet');
+    expect((await cli(['completion', 'zsh'])).stdout).toContain('compdef _tpfleet tpfleet');
+    expect((await cli(['__complete', 'rollouts', 'w'])).stdout).toBe('watch\n');
+    expect((await cli(['__complete', 'boards', 'list', '--sel'])).stdout).toBe('--selector\n');
+    expect((await cli(['completion', 'tcsh'])).code).toBe(2);
+  });
+});
