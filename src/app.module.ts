@@ -1,29 +1,66 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AlertsModule } from './alerts/alerts.module.js';
+import { BOARD_POLLER } from './boards/board-poller.port.js';
+import { BoardsModule } from './boards/boards.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { ConfigModule } from './config/config.service.js';
+import { ClockModule } from './clock/clock.module.js';
+import { ConfigBackupsModule } from './config-backups/config-backups.module.js';
+import { ConfigModule, type AppConfig } from './config/config.service.js';
+import { ConsoleModule } from './console/console.module.js';
 import { EventsModule } from './events/events.module.js';
-import { FleetModule } from './fleet.module.js';
+import { FirmwareModule } from './firmware/firmware.module.js';
 import { HealthModule } from './health/health.module.js';
+import { jobCatalogue } from './job-catalogue.js';
 import { JobsModule } from './jobs/jobs.module.js';
+import { LoggingModule } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
+import { OverviewModule } from './overview/overview.module.js';
+import { PollingModule } from './polling/polling.module.js';
+import { PollingWorker } from './polling/polling.worker.js';
 import { PrismaModule } from './prisma/prisma.module.js';
 import { QueueModule } from './queue/queue.module.js';
 
 /**
- * Import it only after the configuration is loaded (loadConfig/setConfig) and, in embedded mode, after the embedded
- * database is up: providers and decorator options read the loaded configuration when this module is evaluated.
+ * Ports that a lower domain defines and a higher one implements, bound here at the composition root so that no
+ * domain module imports one above it: BoardsModule asks polling to poll boards now (BOARD_POLLER).
+ */
+@Global()
+@Module({
+  imports: [PollingModule],
+  providers: [{ provide: BOARD_POLLER, useExisting: PollingWorker }],
+  exports: [BOARD_POLLER],
+})
+class PortsModule {}
+
+/**
+ * The composition root. Build it with forRoot(config): the configuration main.ts (or the test harness) loaded and,
+ * in embedded mode, completed with the embedded database's URL.
  */
 @Module({
   imports: [
-    ConfigModule,
+    LoggingModule,
     PrismaModule,
     QueueModule,
+    ClockModule,
     AuthModule,
-    JobsModule,
+    JobsModule.forRoot(jobCatalogue),
     HealthModule,
     EventsModule,
-    FleetModule,
+    BoardsModule,
+    MetricsModule,
+    OpenApiModule,
+    FirmwareModule,
+    ConfigBackupsModule,
     AlertsModule,
+    OverviewModule,
+    ConsoleModule,
+    PollingModule,
+    PortsModule,
   ],
 })
-export class AppModule {}
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: AppModule, imports: [ConfigModule.forRoot(config)] };
+  }
+}

@@ -1,19 +1,15 @@
 // Entry point: `node dist/src/main.js [--role api|worker|all]`.
-// Order matters: configuration, then the embedded database (when DATABASE_URL is unset), and only then the
-// dynamic import of AppModule, whose providers and decorator options read the loaded configuration.
+// Order matters: configuration, then the embedded database (when DATABASE_URL is unset), then AppModule.forRoot with
+// the configuration completed by the database's URL.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { Logger, type LogLevel as NestLogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureHttpApp, createFastifyAdapter } from './common/http-setup.js';
-import { ConfigError, loadConfig, setConfig, type AppConfig, type LogLevel } from './config/config.service.js';
+import { configureHttpApp, createFastifyAdapter, stopAccepting } from './common/http-setup.js';
+import { ConfigError, loadConfig, type AppConfig } from './config/config.service.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.js';
-
-const LEVELS: NestLogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-function logLevels(level: LogLevel): NestLogLevel[] {
-  return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
-}
+import { AppLogger } from './logging/logging.module.js';
 
 function readConfig(): AppConfig {
   const { values } = parseArgs({ options: { role: { type: 'string' } }, allowPositionals: true });
@@ -31,24 +27,27 @@ function readConfig(): AppConfig {
 async function bootstrap(): Promise<void> {
   let config = readConfig();
   const logger = new Logger('Main');
-  Logger.overrideLogger(logLevels(config.logLevel));
+  // Written once the application logger exists, so they come out as JSON or pretty text like every other line.
+  const startup: string[] = [];
   let embedded: EmbeddedPostgres | undefined;
   if (config.database.embedded) {
     embedded = await startEmbeddedPostgres(config.database.embeddedDir);
-    config = setConfig({ ...config, database: { ...config.database, url: embedded.url } });
-    logger.log(
+    config = { ...config, database: { ...config.database, url: embedded.url } };
+    startup.push(
       `No DATABASE_URL${config.redis.url === null ? ' or REDIS_URL' : ''}: embedded PostgreSQL (PGlite) in ` +
         `${config.database.embeddedDir}${config.redis.url === null ? ', queues in PostgreSQL' : ''}; ` +
         'for demos and first runs, set DATABASE_URL for anything else',
     );
   } else if (config.redis.url === null) {
-    logger.log('No REDIS_URL: queues in PostgreSQL (BullMQ PostgreSQL backend, schema bullmq)');
+    startup.push('No REDIS_URL: queues in PostgreSQL (BullMQ PostgreSQL backend, schema bullmq)');
   }
 
   const { AppModule } = await import('./app.module.js');
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(), {
-    logger: logLevels(config.logLevel),
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
+    bufferLogs: true,
   });
+  app.useLogger(app.get(AppLogger));
+  startup.forEach((line) => logger.log(line));
   configureHttpApp(app);
 
   // Own signal handling instead of enableShutdownHooks(): Nest would re-raise the signal before PGlite is closed,
@@ -60,6 +59,7 @@ async function bootstrap(): Promise<void> {
     }
     closing = true;
     logger.log(`${signal}: shutting down`);
+    stopAccepting();
     app
       .close()
       .then(() => embedded?.stop())

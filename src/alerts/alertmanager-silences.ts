@@ -1,9 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { readBodyCapped } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Alert, AlertReceiver } from '../generated/prisma/client.js';
 import { NotifyRepository } from './notify.repository.js';
 
 const TIMEOUT_MS = 10_000;
+/** Alertmanager's answers (the silence list) are read up to this size. */
+const ALERTMANAGER_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Alertmanager silences need an end: an acknowledgement holds at most this long there (until resolved, here). */
 const MAX_SILENCE_MS = 7 * 24 * 3600_000;
 
@@ -78,7 +81,8 @@ export class AlertmanagerSilences {
       headersTimeout: TIMEOUT_MS,
       bodyTimeout: TIMEOUT_MS,
     });
-    const text = await res.body.text();
+    // Alertmanager's silence list is the largest answer read here; anything past the cap is cut off, not buffered.
+    const text = await readBodyCapped(res.body, res.headers, ALERTMANAGER_BODY_LIMIT_BYTES);
     if (res.statusCode < 200 || res.statusCode > 299) {
       throw new Error(`${method} ${url}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
     }

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { z } from 'zod';
 import { CurrentActor, RequireRole } from '../auth/auth.decorators.js';
 import type { Actor } from '../auth/roles.js';
-import { ApiDoc } from '../boards/openapi/api-doc.decorator.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import {
   ZAcknowledgeSchema,
   ZAlertListQuerySchema,

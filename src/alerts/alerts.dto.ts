@@ -239,7 +239,12 @@ const receiverFields = {
   enabled: z.boolean().default(true),
   min_severity: ZSeveritySchema.default('info'),
   group_by: z
-    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'a label name' }))
+    .array(
+      z
+        .string()
+        .max(128)
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'a label name' }),
+    )
     .max(16)
     .default(['alertname']),
   group_interval_seconds: z.number().int().min(1).max(86_400).default(60),

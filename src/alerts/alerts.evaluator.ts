@@ -12,6 +12,7 @@ import { AlertsService } from './alerts.service.js';
 import { observe, type Observation } from './conditions.js';
 import { step } from './lifecycle.js';
 import { RulesRepository } from './rules.repository.js';
+import { jobId } from '../jobs/job-id.js';
 
 const BOARD_PAGE = 1000;
 
@@ -177,7 +178,7 @@ export class AlertsEvaluator {
           await this.jobs.enqueue(
             remediateAlertJob,
             { alertId: current!.id, action: 'power_off' },
-            { jobId: `alerts-remediate-${current!.id}-power_off` },
+            { jobId: jobId('alerts-remediate', current!.id, 'power_off') },
           );
         }
         return;
@@ -189,7 +190,7 @@ export class AlertsEvaluator {
       await this.jobs.enqueue(
         remediateAlertJob,
         { alertId: alert.id, action: 'fan_max' },
-        { jobId: `alerts-remediate-${alert.id}-fan_max` },
+        { jobId: jobId('alerts-remediate', alert.id, 'fan_max') },
       );
     }
   }
@@ -210,7 +211,7 @@ export class AlertsEvaluator {
       await this.jobs.enqueue(
         remediateAlertJob,
         { alertId: resolved.id, action: 'fan_release' },
-        { jobId: `alerts-remediate-${resolved.id}-fan_release` },
+        { jobId: jobId('alerts-remediate', resolved.id, 'fan_release') },
       );
     }
   }

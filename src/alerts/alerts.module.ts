@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { FleetModule } from '../fleet.module.js';
+import { BoardsModule } from '../boards/boards.module.js';
+import { SecretBoxModule } from '../common/secret-box.module.js';
 import {
   AlertRulesController,
   AlertsController,
@@ -7,6 +8,7 @@ import {
   SilencesController,
 } from './alerts.controller.js';
 import { AlertsEvaluator } from './alerts.evaluator.js';
+import { BOARD_ALERTS } from './alerts.port.js';
 import { AlertmanagerSilences } from './alertmanager-silences.js';
 import { AlertsRepository } from './alerts.repository.js';
 import { AlertsScheduler } from './alerts.scheduler.js';
@@ -21,11 +23,12 @@ import { SilencesService } from './silences.service.js';
 
 /**
  * Alerts: rules evaluated on the stored readings, alert lifecycle, acknowledgement, silences, notifications and
- * remediation. Exports AlertsService (firingAlerts, raiseExternal, resolveExternal) for rollouts and backups.
+ * remediation. Exports the BOARD_ALERTS port (./alerts.port.ts: firingAlerts, raiseExternal, resolveExternal) that
+ * firmware and config backups inject.
  * The SSE stream it publishes to is EventsModule (global).
  */
 @Module({
-  imports: [FleetModule],
+  imports: [BoardsModule, SecretBoxModule],
   controllers: [AlertsController, AlertRulesController, SilencesController, ReceiversController],
   providers: [
     AlertmanagerSilences,
@@ -40,7 +43,8 @@ import { SilencesService } from './silences.service.js';
     RulesService,
     SilencesService,
     ReceiversService,
+    { provide: BOARD_ALERTS, useExisting: AlertsService },
   ],
-  exports: [AlertsService, AlertsScheduler, AlertsEvaluator],
+  exports: [BOARD_ALERTS, AlertsService, AlertsScheduler, AlertsEvaluator],
 })
 export class AlertsModule {}

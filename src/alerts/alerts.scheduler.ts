@@ -1,8 +1,10 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { evaluateAlertsJob } from './alerts.jobs.js';
 import { NotifierService } from './notifier.service.js';
+import { jobId } from '../jobs/job-id.js';
 
 /**
  * Evaluation period: the polling interval (readings change at most once per poll, so evaluating more often only reads
@@ -20,10 +22,8 @@ const FLUSH_MS = 1000;
  * FOR UPDATE SKIP LOCKED (each group by one instance).
  */
 @Injectable()
-export class AlertsScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+export class AlertsScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(AlertsScheduler.name);
-  private timer: NodeJS.Timeout | undefined;
-  private flushTimer: NodeJS.Timeout | undefined;
   private flushing = false;
   /** Tests and the bench stop the clock or shorten it (then call restart()). */
   enabled = true;
@@ -32,6 +32,7 @@ export class AlertsScheduler implements OnApplicationBootstrap, OnModuleDestroy 
   constructor(
     private readonly jobs: JobsService,
     private readonly notifier: NotifierService,
+    private readonly clocks: Clocks,
     config: ConfigService,
   ) {
     this.intervalMs = Math.min(Math.max(config.polling.intervalSeconds * 1000, MIN_EVALUATION_MS), MAX_EVALUATION_MS);
@@ -41,17 +42,10 @@ export class AlertsScheduler implements OnApplicationBootstrap, OnModuleDestroy 
     this.restart();
   }
 
+  /** (Re)starts both clocks with the current intervalMs. */
   restart(): void {
-    this.onModuleDestroy();
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
-    this.timer.unref();
-    this.flushTimer = setInterval(() => void this.flush(), Math.min(FLUSH_MS, this.intervalMs));
-    this.flushTimer.unref();
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
-    clearInterval(this.flushTimer);
+    this.clocks.every('alerts-evaluate', this.intervalMs, () => this.tick());
+    this.clocks.every('alerts-flush', Math.min(FLUSH_MS, this.intervalMs), () => this.flush());
   }
 
   /** Enqueues the evaluation of the current slot (a no-op when another instance already did). */
@@ -64,7 +58,7 @@ export class AlertsScheduler implements OnApplicationBootstrap, OnModuleDestroy 
       await this.jobs.enqueue(
         evaluateAlertsJob,
         { slot, intervalMs: this.intervalMs },
-        { jobId: `alerts-evaluate-${this.intervalMs}-${slot}` },
+        { jobId: jobId('alerts-evaluate', this.intervalMs, slot) },
       );
     } catch (err) {
       this.logger.warn(`alerts tick failed: ${err instanceof Error ? err.message : String(err)}`);

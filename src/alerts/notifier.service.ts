@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { SecretBoxService } from '../boards/secret-box.service.js';
+import { SecretBoxService } from '../common/secret-box.service.js';
 import type { Alert, AlertReceiver } from '../generated/prisma/client.js';
 import type { JobContext, JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
@@ -20,6 +20,7 @@ import {
   type SendResult,
 } from './senders.js';
 import { isSilenced } from './silence-match.js';
+import { jobId } from '../jobs/job-id.js';
 
 /** At most this long between a group's first alert and its first notification (Alertmanager's group_wait). */
 const MAX_GROUP_WAIT_SECONDS = 5;
@@ -87,7 +88,7 @@ export class NotifierService {
       await this.jobs.enqueue(
         deliverAlertsJob,
         { receiverId: group.receiverId, groupKey: group.groupKey },
-        { jobId: `alerts-deliver-${group.receiverId}-${hash}-${group.lastSentAt?.getTime() ?? Date.now()}` },
+        { jobId: jobId('alerts-deliver', group.receiverId, hash, group.lastSentAt?.getTime() ?? Date.now()) },
       );
     }
     return groups.length;

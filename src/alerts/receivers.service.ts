@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { SecretBoxService } from '../boards/secret-box.service.js';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { SecretBoxService } from '../common/secret-box.service.js';
 import { NotFoundProblem, ProblemException } from '../common/problem.js';
 import type { AlertReceiver } from '../generated/prisma/client.js';
 import type { TReceiver, TReceiverCreate, TReceiverUpdate } from './alerts.dto.js';
@@ -9,12 +9,38 @@ import { NotifyRepository, ReceiverConflictError } from './notify.repository.js'
 
 /** Notification receivers (webhook, Alertmanager): CRUD, a test send, the delivery log. */
 @Injectable()
-export class ReceiversService {
+export class ReceiversService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(ReceiversService.name);
+
   constructor(
     private readonly repository: NotifyRepository,
     private readonly secrets: SecretBoxService,
     private readonly notifier: NotifierService,
   ) {}
+
+  /** Startup pass, as for board credentials: signing secrets sealed with a previous SECRET_KEY are re-sealed. */
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      const rotated = await this.rotateSecrets();
+      if (rotated) {
+        this.logger.log(`re-sealed ${rotated} receiver signing secrets with the current key`);
+      }
+    } catch (err) {
+      this.logger.error(`receiver secret rotation pass failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Re-seals every signing secret sealed with a previous key (SECRET_KEY_PREVIOUS); idempotent. */
+  async rotateSecrets(): Promise<number> {
+    let rotated = 0;
+    for (const r of await this.repository.receivers()) {
+      if (r.secretSealed && this.secrets.needsRotation(r.secretSealed)) {
+        await this.repository.updateReceiver(r.id, { secretSealed: this.secrets.reseal(r.secretSealed, r.id) });
+        rotated++;
+      }
+    }
+    return rotated;
+  }
 
   async list(): Promise<TReceiver[]> {
     return (await this.repository.receivers()).map(toReceiverDto);

@@ -24,9 +24,19 @@ export interface AuditRow extends Omit<AuditRecord, 'detail'> {
 export class AuditRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async insert(record: AuditRecord): Promise<void> {
-    await this.prisma.auditEntry.create({
+  async insert(record: AuditRecord): Promise<bigint> {
+    const row = await this.prisma.auditEntry.create({
       data: { ...record, detail: record.detail as Prisma.InputJsonValue | undefined },
+      select: { id: true },
+    });
+    return row.id;
+  }
+
+  /** The outcome of an entry written before its action ran. */
+  async finish(id: bigint, outcome: Pick<AuditRecord, 'outcome' | 'status' | 'detail'>): Promise<void> {
+    await this.prisma.auditEntry.update({
+      where: { id },
+      data: { ...outcome, detail: outcome.detail as Prisma.InputJsonValue | undefined },
     });
   }
 

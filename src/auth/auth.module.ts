@@ -5,6 +5,8 @@ import { AuditRepository } from './audit.repository.js';
 import { AuditService } from './audit.service.js';
 import { AuthGuard } from './auth.guard.js';
 import { RouteRolesCheck } from './route-roles.check.js';
+import { SessionController } from './session.controller.js';
+import { SessionService } from './session.service.js';
 import { TokensController } from './tokens.controller.js';
 import { TokensRepository } from './tokens.repository.js';
 import { TokensService } from './tokens.service.js';
@@ -13,10 +15,11 @@ import { TokensService } from './tokens.service.js';
 @Global()
 @Module({
   imports: [DiscoveryModule],
-  controllers: [TokensController],
+  controllers: [TokensController, SessionController],
   providers: [
     TokensRepository,
     TokensService,
+    SessionService,
     AuditRepository,
     AuditService,
     RouteRolesCheck,

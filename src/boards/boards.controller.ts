@@ -19,7 +19,7 @@ import {
   type TBoardUpdate,
 } from './boards.dto.js';
 import { BoardsService } from './boards.service.js';
-import { ApiDoc } from './openapi/api-doc.decorator.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import { TimelineRepository } from './timeline.repository.js';
 import { TimelineService } from './timeline.service.js';
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { labelIssues } from '../common/label-selector.js';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../common/pagination.js';
+import { normalizeBaseUrl } from './base-url.js';
 
 export const BOARD_STATES = [
   'unknown',
@@ -31,7 +32,16 @@ const ZLabelsSchema = z
 const ZBaseUrlSchema = z
   .url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL of the board (without /api/bmc)' })
   .max(512)
-  .transform((u) => u.replace(/\/+$/, '').replace(/\/api\/bmc$/, ''))
+  // Stored in one spelling (lower-case host, no default port, no trailing slash): the certificate pin and the
+  // uniqueness of addresses compare it with the origin a connection reports (base-url.ts).
+  .transform((u, ctx) => {
+    try {
+      return normalizeBaseUrl(u);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      return z.NEVER;
+    }
+  })
   .describe('Where the board answers, e.g. https://10.0.0.5 (the client appends /api/bmc)');
 
 export const ZCredentialsInputSchema = z
@@ -86,6 +96,13 @@ export const ZBoardUpdateSchema = z
     slot: boardFields.slot,
     notes: boardFields.notes,
     credentials: boardFields.credentials,
+    keep_credentials: z
+      .boolean()
+      .optional()
+      .describe(
+        'With a base_url on another origin (scheme, host or port): send the stored credentials to the new address. ' +
+          'Without it such a change needs `credentials` again (recorded in the audit log and the timeline)',
+      ),
     poll_interval_seconds: boardFields.poll_interval_seconds,
   })
   .refine((b) => Object.keys(b).length > 0, { error: 'nothing to update' })

@@ -141,7 +141,7 @@ export class BoardsRepository {
       // One INSERT for the whole list (all or nothing), not a statement per board.
       return await this.prisma.board.createManyAndReturn({ data: boards });
     } catch (err) {
-      throw translateConflict(err);
+      throw await this.conflictOf(err, boards);
     }
   }
 
@@ -161,7 +161,7 @@ export class BoardsRepository {
         },
       });
     } catch (err) {
-      throw translateConflict(err);
+      throw await this.conflictOf(err, [{ name: patch.name, baseUrl: patch.baseUrl }], id);
     }
   }
 
@@ -173,14 +173,23 @@ export class BoardsRepository {
   }
 
   /**
-   * Pins the certificate an origin presented on the boards behind it that have no pin yet (trust on first use; a
-   * rack serves several boards on one origin). Returns how many boards were pinned.
+   * Pins a certificate on these boards (trust on first use; a rack serves several boards on one origin), by id.
+   * Returns the boards that now hold this pin: those that had none, and those that already held this one.
    */
-  async pinCertificate(origin: string, fingerprint: string): Promise<number> {
-    return this.prisma.$executeRaw`
+  async pinCertificate(ids: readonly string[], fingerprint: string): Promise<string[]> {
+    if (!ids.length) {
+      return [];
+    }
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       UPDATE "Board" SET "tlsFingerprint" = ${fingerprint}, "updatedAt" = now()
-      WHERE "tlsFingerprint" IS NULL
-        AND ("baseUrl" = ${origin} OR left("baseUrl", length(${origin}) + 1) = ${origin} || '/')`;
+      WHERE "id"::text IN (${Prisma.join([...ids])})
+        AND ("tlsFingerprint" IS NULL OR "tlsFingerprint" = ${fingerprint})
+      RETURNING "id"::text AS id`;
+    return rows.map((r) => r.id);
+  }
+
+  findAllUrls(): Promise<Pick<Board, 'id' | 'baseUrl'>[]> {
+    return this.prisma.board.findMany({ select: { id: true, baseUrl: true } });
   }
 
   async delete(id: string): Promise<void> {
@@ -229,16 +238,34 @@ export class BoardsRepository {
     const rows = await this.prisma.board.groupBy({ by: ['state', 'dialect'], _count: { _all: true } });
     return rows.map((r) => ({ state: r.state, dialect: r.dialect, count: r._count._all }));
   }
-}
 
-function translateConflict(err: unknown): unknown {
-  if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-    const target = (err.meta?.target ?? err.meta?.['driverAdapterError']) as unknown;
-    const text = JSON.stringify(target ?? err.message);
-    const fields = [text.includes('name') ? 'name' : null, text.includes('baseUrl') ? 'base URL' : null].filter(
-      (f): f is string => f !== null,
-    );
+  /**
+   * Which unique fields the refused write collides on, by asking the table (PostgreSQL names only the first
+   * violated constraint, and the driver error's text mentions `name` whatever collided): the names and base URLs
+   * other boards already have, or that the same bulk request lists twice.
+   */
+  private async conflictOf(
+    err: unknown,
+    wanted: ReadonlyArray<{ name?: string; baseUrl?: string }>,
+    exceptId?: string,
+  ): Promise<unknown> {
+    if (!(err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002')) {
+      return err;
+    }
+    const names = wanted.flatMap((w) => (w.name === undefined ? [] : [w.name]));
+    const urls = wanted.flatMap((w) => (w.baseUrl === undefined ? [] : [w.baseUrl]));
+    const taken = await this.prisma.board.findMany({
+      where: {
+        OR: [{ name: { in: names } }, { baseUrl: { in: urls } }],
+        ...(exceptId ? { id: { not: exceptId } } : {}),
+      },
+      select: { name: true, baseUrl: true },
+    });
+    const repeated = (list: string[]) => new Set(list).size < list.length;
+    const fields = [
+      taken.some((b) => names.includes(b.name)) || repeated(names) ? 'name' : null,
+      taken.some((b) => urls.includes(b.baseUrl)) || repeated(urls) ? 'base URL' : null,
+    ].filter((f): f is string => f !== null);
     return new BoardConflictError(fields.length ? fields : ['name or base URL']);
   }
-  return err;
 }

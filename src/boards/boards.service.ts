@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { BoardCredentials, DetectedBoard } from '@tpfleet/board-api/client';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { decodeCursor, encodeCursor, type Page } from '../common/pagination.js';
@@ -7,7 +7,7 @@ import { NotFoundProblem, ProblemException } from '../common/problem.js';
 import { ConfigService } from '../config/config.service.js';
 import type { Board } from '../generated/prisma/client.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { factsOf, PollingWorker } from '../polling/polling.worker.js';
+import { canonicalBaseUrl, normalizeBaseUrl } from './base-url.js';
 import { BoardClientsService } from './board-clients.service.js';
 import type {
   TBoard,
@@ -27,8 +27,11 @@ import {
 } from './boards.repository.js';
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
-import { SecretBoxService } from './secret-box.service.js';
+import { factsOf } from './board-facts.js';
+import { BOARD_POLLER, type BoardPoller } from './board-poller.port.js';
+import { SecretBoxService } from '../common/secret-box.service.js';
 import { TimelineRepository } from './timeline.repository.js';
+import { jobId } from '../jobs/job-id.js';
 
 /** A scan never probes more than this many address × port × path candidates. */
 export const MAX_SCAN_CANDIDATES = 1024;
@@ -47,12 +50,13 @@ export class BoardsService implements OnApplicationBootstrap {
     private readonly actions: NodeActionsRepository,
     private readonly clients: BoardClientsService,
     private readonly secrets: SecretBoxService,
-    private readonly poller: PollingWorker,
+    @Inject(BOARD_POLLER) private readonly poller: BoardPoller,
     private readonly jobs: JobsService,
   ) {}
 
-  /** Startup pass: re-seal credentials still sealed with a previous SECRET_KEY. */
+  /** Startup passes: base URLs in their one spelling; credentials still sealed with a previous SECRET_KEY re-sealed. */
   async onApplicationBootstrap(): Promise<void> {
+    await this.normalizeStoredUrls();
     try {
       const { rotated } = await this.rotateCredentials();
       if (rotated) {
@@ -61,6 +65,43 @@ export class BoardsService implements OnApplicationBootstrap {
     } catch (err) {
       this.logger.error(`credential rotation pass failed: ${err instanceof Error ? err.message : String(err)}`);
     }
+  }
+
+  /**
+   * Rows registered before base URLs were normalised on input (e.g. `https://LOCALHOST:18443`, an explicit `:443`)
+   * get their canonical spelling, so that the address compares equal to the origin a connection reports. Idempotent.
+   */
+  async normalizeStoredUrls(): Promise<number> {
+    let changed = 0;
+    for (const b of await this.boards.findAllUrls()) {
+      let canonical: string;
+      try {
+        canonical = canonicalBaseUrl(b.baseUrl);
+      } catch {
+        this.logger.warn(`board ${b.id}: its base URL is not a URL; left as it is`);
+        continue;
+      }
+      if (canonical === b.baseUrl) {
+        continue;
+      }
+      try {
+        await this.boards.update(b.id, { baseUrl: canonical });
+        await this.timeline.record(b.id, 'config', `base URL normalised to ${canonical}`, {
+          from: b.baseUrl,
+          to: canonical,
+        });
+        changed++;
+      } catch (err) {
+        if (!(err instanceof BoardConflictError)) {
+          throw err;
+        }
+        this.logger.warn(`board ${b.id}: ${canonical} already belongs to another board; its base URL stays as it is`);
+      }
+    }
+    if (changed) {
+      this.logger.log(`normalised the base URL of ${changed} boards`);
+    }
+    return changed;
   }
 
   async get(id: string) {
@@ -194,6 +235,16 @@ export class BoardsService implements OnApplicationBootstrap {
         board_id: id,
       });
     }
+    const newOrigin = input.base_url !== undefined && originOf(input.base_url) !== originOf(board.baseUrl);
+    if (newOrigin && board.credentialSealed && input.credentials === undefined && input.keep_credentials !== true) {
+      // The stored password (or token) would go to whoever answers at the new address.
+      throw new ProblemException(
+        409,
+        `base_url moves board ${board.name} from ${originOf(board.baseUrl)} to ${originOf(input.base_url!)}: ` +
+          'give its credentials again (credentials), or send the stored ones there with keep_credentials: true',
+        { board_id: id, from: originOf(board.baseUrl), to: originOf(input.base_url!) },
+      );
+    }
     const patch: BoardPatch = {
       name: input.name,
       baseUrl: input.base_url,
@@ -204,7 +255,7 @@ export class BoardsService implements OnApplicationBootstrap {
       pollIntervalSeconds: input.poll_interval_seconds,
     };
     const changed = Object.entries(input)
-      .filter(([, v]) => v !== undefined)
+      .filter(([k, v]) => v !== undefined && k !== 'keep_credentials')
       .map(([k]) => k);
     const reconnect =
       input.credentials !== undefined || (input.base_url !== undefined && input.base_url !== board.baseUrl);
@@ -241,6 +292,14 @@ export class BoardsService implements OnApplicationBootstrap {
       throw err;
     }
     await this.timeline.record(id, 'config', `updated ${changed.join(', ')}`, { fields: changed });
+    if (newOrigin && board.credentialSealed && input.credentials === undefined) {
+      await this.timeline.record(
+        id,
+        'config',
+        `stored credentials kept for the new address ${originOf(input.base_url!)} (keep_credentials)`,
+        { from: originOf(board.baseUrl), to: originOf(input.base_url!), keep_credentials: true },
+      );
+    }
     if (patch.state === 'unknown') {
       await this.timeline.record(id, 'state', `${board.state} → unknown: ${patch.stateReason}`, {
         from: board.state,
@@ -314,7 +373,7 @@ export class BoardsService implements OnApplicationBootstrap {
     });
     const actionIds = await this.actions.cancelPendingForBoard(id);
     const queue = this.jobs.queue(nodeActionJob.queue);
-    await Promise.all(actionIds.map((a) => queue.remove(`node-action:${a}:${id}`).catch(() => 0)));
+    await Promise.all(actionIds.map((a) => queue.remove(jobId('node-action', a, id)).catch(() => 0)));
     this.clients.forget(id);
     await this.timeline.record(id, 'state', `${board.state} → decommissioned`, {
       from: board.state,
@@ -353,7 +412,7 @@ export class BoardsService implements OnApplicationBootstrap {
     for (const address of addresses) {
       for (const port of input.ports) {
         for (const path of input.paths) {
-          candidates.push(`${input.scheme}://${address}:${port}${path}`);
+          candidates.push(normalizeBaseUrl(`${input.scheme}://${address}:${port}${path}`));
         }
       }
     }
@@ -421,6 +480,10 @@ export class BoardsService implements OnApplicationBootstrap {
       return null;
     }
   }
+}
+
+function originOf(url: string): string {
+  return new URL(url).origin;
 }
 
 function toCredentials(input: TCredentialsInput): BoardCredentials {

@@ -3,19 +3,44 @@ import { CurrentActor, RequireRole } from '../auth/auth.decorators.js';
 import type { Actor } from '../auth/roles.js';
 import {
   ZActionIdParamSchema,
+  ZBoardIdParamSchema,
   ZBulkActionResultSchema,
   ZBulkNodeActionSchema,
   ZNodeActionSchema,
   ZNodeParamsSchema,
+  ZNodePowerStateSchema,
+  ZUsbRoutingSchema,
   type TBulkNodeAction,
   type TNodeAction,
 } from './node-actions.dto.js';
 import { NodeActionsService } from './node-actions.service.js';
-import { ApiDoc } from './openapi/api-doc.decorator.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 
 @Controller('api/v1')
 export class NodeActionsController {
   constructor(private readonly actions: NodeActionsService) {}
+
+  @Get('boards/:id/nodes')
+  @RequireRole('viewer')
+  @ApiDoc({
+    summary: 'Power state of the four nodes, read from the board now (the polls do not read it)',
+    tags: ['nodes'],
+    response: ZNodePowerStateSchema,
+  })
+  power(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
+    return this.actions.readPower(params.id);
+  }
+
+  @Get('boards/:id/usb')
+  @RequireRole('viewer')
+  @ApiDoc({
+    summary: "The board's USB routing (node, mode, BMC or USB-A port), read from the board now",
+    tags: ['nodes'],
+    response: ZUsbRoutingSchema,
+  })
+  usb(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
+    return this.actions.readUsb(params.id);
+  }
 
   @Post('boards/:id/nodes/:node/actions')
   @RequireRole('operator')

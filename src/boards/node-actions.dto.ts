@@ -65,3 +65,27 @@ export const ZBulkActionResultSchema = z
     boards: z.array(ZBulkPlanEntrySchema),
   })
   .meta({ id: 'BulkNodeActionResult' });
+
+export const ZBoardIdParamSchema = z.object({ id: z.uuid({ error: 'expected a board id (uuid)' }) });
+
+export const ZNodePowerStateSchema = z
+  .object({
+    board_id: z.uuid(),
+    nodes: z.array(
+      z.object({
+        node: z.number().int().describe('1-4'),
+        power: z.enum(['on', 'off', 'unknown']).describe('unknown: the board could not read its power store'),
+      }),
+    ),
+  })
+  .meta({ id: 'NodePowerState' });
+
+export const ZUsbRoutingSchema = z
+  .object({
+    board_id: z.uuid(),
+    node: z.number().int().describe('The node (1-4) the USB bus is connected to'),
+    mode: z.enum(['Host', 'Device', 'Flash']).describe("That node's USB role"),
+    route: z.enum(['Bmc', 'AlternativePort']).describe('Where the bus is routed: the BMC or the USB-A port'),
+    bus_type: z.enum(['Usb hub', 'Single bus']),
+  })
+  .meta({ id: 'UsbRouting' });

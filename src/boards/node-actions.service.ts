@@ -17,6 +17,7 @@ import type { NodeActionName, TBulkNodeAction, TNodeAction } from './node-action
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
+import { jobId } from '../jobs/job-id.js';
 
 /** Which board operation each fleet action needs (the capability matrix decides whether it may be sent). */
 export const ACTION_OPERATION: Record<NodeActionName, OperationId> = {
@@ -93,6 +94,54 @@ export class NodeActionsService {
     private readonly audit: AuditService,
     private readonly metrics: MetricsService,
   ) {}
+
+  /** The four nodes' power, asked of the board now; a board that cannot answer is a 502 naming why. */
+  async readPower(boardId: string) {
+    const board = await this.boards.findById(boardId);
+    if (!board) {
+      throw new NotFoundProblem('board', boardId);
+    }
+    let power: Record<string, string> | undefined;
+    try {
+      [power] = await this.clients.client(board).call('getPower', {}, { timeoutMs: ACTION_TIMEOUT_MS });
+    } catch (err) {
+      if (err instanceof BoardClientError) {
+        throw new ProblemException(502, `board ${board.name} did not answer: ${err.message}`, {
+          board_id: board.id,
+          reason: errorReason(err),
+        });
+      }
+      throw err;
+    }
+    const state = (v: string | undefined) => (v === '1' ? 'on' : v === '0' ? 'off' : 'unknown');
+    return { board_id: board.id, nodes: [1, 2, 3, 4].map((node) => ({ node, power: state(power?.[`node${node}`]) })) };
+  }
+
+  /** The board's USB routing (which node, which mode, routed to the BMC or the USB-A port), read from it now. */
+  async readUsb(boardId: string) {
+    const board = await this.boards.findById(boardId);
+    if (!board) {
+      throw new NotFoundProblem('board', boardId);
+    }
+    try {
+      const [usb] = await this.clients.client(board).call('getUsb', {}, { timeoutMs: ACTION_TIMEOUT_MS });
+      return {
+        board_id: board.id,
+        node: Number(usb!.node.slice('Node '.length)),
+        mode: usb!.mode,
+        route: usb!.route,
+        bus_type: usb!.bus_type,
+      };
+    } catch (err) {
+      if (err instanceof BoardClientError) {
+        throw new ProblemException(502, `board ${board.name} did not answer: ${err.message}`, {
+          board_id: board.id,
+          reason: errorReason(err),
+        });
+      }
+      throw err;
+    }
+  }
 
   /** One node of one board, synchronously: the answer says whether the board did it. */
   async runOne(boardId: string, node: number, input: TNodeAction) {
@@ -182,7 +231,7 @@ export class NodeActionsService {
       nodeActionJob,
       runnable.map((p) => ({
         payload: { actionId: created.id, boardId: p.board_id },
-        options: { jobId: `node-action:${created.id}:${p.board_id}` },
+        options: { jobId: jobId('node-action', created.id, p.board_id) },
       })),
     );
     // One audit entry per board, so each board's timeline shows who asked for it.

@@ -1,8 +1,11 @@
-import type { INestApplication } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { Logger, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { parserRefusal, routerRefusal } from './framework-refusals.js';
 import { createValidationPipe } from './validation.pipe.js';
+import { ProblemException } from './problem.js';
 import { ProblemFilter } from './problem.filter.js';
-import { requestIdFrom } from './request-context.js';
+import { RequestContext, requestIdFrom } from './request-context.js';
 import { RequestContextInterceptor } from './request-context.interceptor.js';
 
 /** Bodies larger than this are refused with 413 before any handler runs (bulk registration is the largest). */
@@ -12,9 +15,24 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export function createFastifyAdapter(): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: MAX_BODY_BYTES,
-    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) =>
-      requestIdFrom(req.headers['x-request-id']),
+    frameworkErrors: routerRefusal,
+    clientErrorHandler: parserRefusal,
+    // Kept on the raw request too: the request logger (src/logging/logging.module.ts) sees only the raw request.
+    genReqId: (req: IncomingMessage) => String((req.id = requestIdFrom(req.headers['x-request-id']))),
   });
+}
+
+const httpLogger = new Logger('Http');
+
+let draining = false;
+
+/**
+ * SIGTERM: from now on every request is refused with 503 (and its connection closed), while the process lets running
+ * jobs finish and closes its pools; a load balancer or client retries on another instance. The listener itself is
+ * closed by the app's close (Fastify's own close would refuse a second close of the server).
+ */
+export function stopAccepting(): void {
+  draining = true;
 }
 
 /** Global filter, pipe, interceptor and the X-Request-Id echo; shared by main.ts and the e2e harness. */
@@ -23,10 +41,26 @@ export function configureHttpApp(app: INestApplication): void {
   fastifyApp.useGlobalFilters(new ProblemFilter());
   fastifyApp.useGlobalPipes(createValidationPipe());
   fastifyApp.useGlobalInterceptors(new RequestContextInterceptor());
-  fastifyApp
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onSend', async (request, reply) => {
-      reply.header('x-request-id', String(request.id));
-    });
+  const fastify = fastifyApp.getHttpAdapter().getInstance();
+  // The request's context from its first hook on, so every log line of the request (guards and filter included)
+  // carries its id (src/logging/logging.module.ts); the interceptor adds the actor once the guard knows it.
+  fastify.addHook('onRequest', (request, _reply, done) => RequestContext.run({ requestId: String(request.id) }, done));
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', String(request.id));
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const line = `${request.method} ${request.url} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms`;
+    // Run in the request's context again: 'response finished' may fire outside it.
+    RequestContext.run({ requestId: String(request.id) }, () => httpLogger.debug(line));
+  });
+  fastify.addHook('onRequest', async (_request, reply) => {
+    if (draining) {
+      await reply
+        .code(503)
+        .header('connection', 'close')
+        .header('retry-after', '5')
+        .type('application/problem+json; charset=utf-8')
+        .send(new ProblemException(503, 'the fleet manager is shutting down; retry on another instance').problem);
+    }
+  });
 }

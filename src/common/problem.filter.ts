@@ -22,6 +22,10 @@ export class ProblemFilter implements ExceptionFilter {
     const reply = ctx.getResponse<FastifyReply>();
     const request = ctx.getRequest<FastifyRequest>();
     const problem = this.toProblem(exception, request);
+    if (problem.status === 415) {
+      // Fastify's own text is the bare reason phrase; say what was sent and what is read.
+      problem.detail = `a body of type ${String(request.headers['content-type'] ?? '(none)')} is not read here; send application/json`;
+    }
     void reply.status(problem.status).header('content-type', 'application/problem+json').send(problem);
   }
 

@@ -5,6 +5,10 @@ import { randomUUID } from 'node:crypto';
 export interface RequestContextData {
   requestId: string;
   actor?: string;
+  /** Set while a job runs (src/jobs/jobs.worker.ts); requestId is then the id of the request that queued it. */
+  jobId?: string;
+  /** The request body as its schema validated it (validation.pipe.ts), for the audit log. */
+  validatedBody?: unknown;
 }
 
 const storage = new AsyncLocalStorage<RequestContextData>();

@@ -2,7 +2,7 @@ import type { OperationId } from '@tpfleet/board-api';
 import { capabilities, type Dialect } from '@tpfleet/board-api/client';
 import type { Board } from '../generated/prisma/client.js';
 
-/** Config formats a board can import. Every daemon with POST /config reads format 1 only (facts §3.2, §4). */
+/** Config formats a board can import. Every daemon with POST /config reads format 1 only. */
 export function readableFormats(board: Pick<Board, 'dialect' | 'daemonVersion'>): number[] {
   return offers(board, 'postConfig') ? [1] : [];
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CurrentActor, RequireRole } from '../auth/auth.decorators.js';
 import type { Actor } from '../auth/roles.js';
 import { ZBoardIdParamSchema } from '../boards/boards.dto.js';
-import { ApiDoc } from '../boards/openapi/api-doc.decorator.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import { ProblemException } from '../common/problem.js';
 import { ConfigArchiveService } from './config-archive.service.js';
 import {

@@ -5,6 +5,13 @@ import { ZPageQuerySchema } from '../common/pagination.js';
 import { CONFIG_FIELDS } from './config-document.js';
 import { patternIssues } from './config-template.js';
 
+/** A source in a template, bounded here (the board's own contract leaves lengths to the board). */
+const ZTemplateSourceSchema = ZSourceInputSchema.extend({
+  id: z.string().min(1).max(64).describe('Stable identifier, used by install; unique'),
+  label: z.string().max(200).describe('Display name'),
+  location: z.string().min(1).max(1024).describe('github: `owner/repo`; http: directory URL; local: absolute path'),
+});
+
 const ZFieldSchema = z.enum(CONFIG_FIELDS);
 
 export const ZBoardVersionParamSchema = z.object({
@@ -129,7 +136,7 @@ export const ZTemplateSchema = z
       .optional()
       .describe('Time servers in order ([] = the board default)'),
     firmware_sources: z
-      .object({ sources: z.array(ZSourceInputSchema).max(32) })
+      .object({ sources: z.array(ZTemplateSourceSchema).max(32) })
       .strict()
       .refine((d) => new Set(d.sources.map((s) => s.id)).size === d.sources.length, {
         error: 'source ids must be unique',

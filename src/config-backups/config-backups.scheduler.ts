@@ -1,9 +1,9 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '../config/config.service.js';
+import { Injectable, Logger } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
 import { JobsService } from '../jobs/jobs.service.js';
-import { runsWorkers } from '../queue/queue.options.js';
 import { configBackupJob } from './config-backups.jobs.js';
 import { ConfigBackupsRepository } from './config-backups.repository.js';
+import { jobId } from '../jobs/job-id.js';
 
 /** Backups are daily by default: checking for due boards once a minute is plenty. */
 const TICK_MS = 60_000;
@@ -11,35 +11,24 @@ const MAX_CLAIM_PER_TICK = 5000;
 
 /**
  * The backup clock: claims the boards whose backup is due (default daily, per-board override) and enqueues one
- * backup job each. It never talks to a board. Runs where workers run; the claim is a single statement under a
+ * backup job each. It never talks to a board. Runs where clocks run (src/clock/clocks.ts); the claim is a single statement under a
  * try-lock, so any number of instances may tick.
  */
 @Injectable()
-export class ConfigBackupsScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+export class ConfigBackupsScheduler {
   private readonly logger = new Logger(ConfigBackupsScheduler.name);
-  private timer: NodeJS.Timeout | undefined;
   private running = false;
   /** Tests stop the clock and call tick() themselves. */
   enabled = true;
 
   constructor(
-    private readonly config: ConfigService,
     private readonly repository: ConfigBackupsRepository,
     private readonly jobs: JobsService,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (!runsWorkers(this.config.role)) {
-      return;
-    }
-    this.timer = setInterval(() => void this.tick(), TICK_MS);
-    this.timer.unref();
-  }
-
-  onModuleDestroy(): void {
-    if (this.timer) {
-      clearInterval(this.timer);
-    }
+  @Interval('config-backups', TICK_MS)
+  async onClock(): Promise<void> {
+    await this.tick();
   }
 
   /** One round at `now` (tests pass a later time to make a day pass); returns the boards enqueued. */
@@ -59,7 +48,7 @@ export class ConfigBackupsScheduler implements OnApplicationBootstrap, OnModuleD
         configBackupJob,
         claimed.map((c) => ({
           payload: { boardId: c.boardId, reason: 'scheduled' as const },
-          options: { jobId: `config-backup.${c.boardId}.${new Date(c.nextBackupAt).getTime()}` },
+          options: { jobId: jobId('config-backup', c.boardId, new Date(c.nextBackupAt).getTime()) },
         })),
       );
       return claimed.length;

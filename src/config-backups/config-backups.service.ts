@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BoardClientError, BoardHttpError, errorReason } from '@tpfleet/board-api/client';
-import type { Actor } from '../auth/roles.js';
+import { roleAllows, type Actor } from '../auth/roles.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
@@ -27,6 +27,7 @@ import {
   restoreDocument,
   type ConfigField,
 } from './config-document.js';
+import { jobId } from '../jobs/job-id.js';
 
 const MAX_SELECTOR_BOARDS = 10_000;
 
@@ -80,9 +81,9 @@ export class ConfigBackupsService {
         },
       );
     }
-    const jobId = `config-backup.${board.id}.manual.${RequestContext.requestId() ?? Date.now()}`;
-    await this.jobs.enqueue(configBackupJob, { boardId: board.id, reason: 'on_demand' }, { jobId });
-    return { board_id: board.id, job_id: jobId, status: 'queued' };
+    const id = jobId('config-backup', board.id, 'manual', RequestContext.requestId() ?? Date.now());
+    await this.jobs.enqueue(configBackupJob, { boardId: board.id, reason: 'on_demand' }, { jobId: id });
+    return { board_id: board.id, job_id: id, status: 'queued' };
   }
 
   /** On-demand backup of every board a selector matches (one job each). */
@@ -97,7 +98,7 @@ export class ConfigBackupsService {
       configBackupJob,
       runnable.map((b) => ({
         payload: { boardId: b.id, reason: 'on_demand' as const },
-        options: { jobId: `config-backup.${b.id}.manual.${tag}` },
+        options: { jobId: jobId('config-backup', b.id, 'manual', tag) },
       })),
     );
     return { queued: runnable.length, unsupported: boards.length - runnable.length };
@@ -296,6 +297,22 @@ export class ConfigBackupsService {
       });
     }
     const fields: ConfigField[] = input.fields ?? [...CONFIG_FIELDS];
+    // Where a board fetches firmware from is an admin's choice elsewhere (PUT /firmware/sources), and another board's
+    // configuration is not this board's history: an operator restores only this board's own fields, sources apart.
+    if (!roleAllows(actor.role, 'admin')) {
+      const reasons = [
+        ...(fields.includes('firmware_sources') ? ['it sets firmware_sources'] : []),
+        ...(version.boardId !== target.id ? [`the version belongs to board ${version.boardName}`] : []),
+      ];
+      if (reasons.length) {
+        throw new ProblemException(
+          403,
+          `only an admin may make this restore: ${reasons.join(' and ')}. An operator may restore this board's own ` +
+            'versions with fields that leave out firmware_sources (e.g. "fields": ["hostname", "ntp_servers", "nodes"])',
+          { board_id: target.id, version_id: version.id },
+        );
+      }
+    }
     const restore = await this.repository.createRestore({
       boardId: target.id,
       versionId: version.id,
@@ -304,7 +321,11 @@ export class ConfigBackupsService {
       actor: actor.name,
       requestId: RequestContext.requestId() ?? null,
     });
-    await this.jobs.enqueue(configRestoreJob, { restoreId: restore.id }, { jobId: `config-restore.${restore.id}` });
+    await this.jobs.enqueue(
+      configRestoreJob,
+      { restoreId: restore.id },
+      { jobId: jobId('config-restore', restore.id) },
+    );
     const from =
       version.boardId === target.id ? `version ${version.seq}` : `version ${version.seq} of board ${version.boardName}`;
     await this.timeline.record(target.id, 'config', `config restore of ${from} queued (${fields.join(', ')})`, {

@@ -1,9 +1,9 @@
-// Pure functions over board configuration documents (facts §3.2): the content that is versioned, its hash, the
+// Pure functions over board configuration documents: the content that is versioned, its hash, the
 // per-field diff, the documents sent to POST /config and the per-field reading of the board's ImportReport.
 import { createHash } from 'node:crypto';
 import type { TImportReport } from '@tpfleet/board-api';
 
-/** The fields the board imports, in the order it applies them (facts §4 POST /config). */
+/** The fields the board imports, in the order it applies them (POST /config). */
 export const CONFIG_FIELDS = ['hostname', 'ntp_servers', 'firmware_sources', 'nodes'] as const;
 export type ConfigField = (typeof CONFIG_FIELDS)[number];
 
@@ -200,7 +200,7 @@ export interface FieldOutcome {
   message: string;
 }
 
-/** Which field a line of the board's ImportReport talks about (the daemon's texts, facts §4). */
+/** Which field a line of the board's ImportReport talks about (the daemon's texts). */
 export function fieldOfReportLine(line: string): ConfigField | 'other' {
   if (/^hostname\b/.test(line)) {
     return 'hostname';

@@ -6,6 +6,7 @@ import { configPushJob } from './config-backups.jobs.js';
 import { ConfigBackupsRepository, type TemplateRow } from './config-backups.repository.js';
 import { desiredFor, TemplateRenderError, type TemplateFields } from './config-template.js';
 import type { NodeSettingsLike, SourceLike } from './config-document.js';
+import { jobId } from '../jobs/job-id.js';
 
 export interface PushOptions {
   selector: string | null;
@@ -103,7 +104,7 @@ export class ConfigPushLauncher {
         configPushJob,
         queued.map((boardId) => ({
           payload: { pushId, boardId },
-          options: { jobId: `config-push.${pushId}.${boardId}` },
+          options: { jobId: jobId('config-push', pushId, boardId) },
         })),
       );
       return;

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CurrentActor, RequireRole } from '../auth/auth.decorators.js';
 import type { Actor } from '../auth/roles.js';
-import { ApiDoc } from '../boards/openapi/api-doc.decorator.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import {
   ZDriftQuerySchema,
   ZIdParamSchema,

@@ -24,11 +24,12 @@ import {
   templateFieldsOf,
   type TemplateFields,
 } from './config-template.js';
+import { mapLimit } from '../common/concurrency.js';
 
 const MAX_PUSH_BOARDS = 10_000;
 /** A dry run reads each board's live config; this many at once. */
 const DRY_RUN_CONCURRENCY = 16;
-/** Every daemon with POST /config reads format 1 (facts §3.2). */
+/** Every daemon with POST /config reads format 1. */
 const PUSH_FORMAT_VERSION = 1;
 
 function templateDto(t: TemplateRow, boundBoards?: number) {
@@ -57,19 +58,6 @@ function templateData(input: TTemplate) {
     firmwareSources: input.firmware_sources ?? null,
     nodes: input.nodes ?? null,
   };
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  });
-  await Promise.all(workers);
-  return out;
 }
 
 /** Templates (named desired configurations), pushes to label selectors with per-board results, and drift lists. */

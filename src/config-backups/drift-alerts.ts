@@ -1,7 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { DiscoveryService } from '@nestjs/core';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BOARD_ALERTS, type BoardAlerts } from '../alerts/alerts.port.js';
 
-/** The part of AlertsService (src/alerts, TEAM-NOTES "cross-domain hooks") that config drift uses. */
+/** The part of the BOARD_ALERTS port (src/alerts/alerts.port.ts) that config drift uses. */
 export interface ExternalAlertsHook {
   raiseExternal(input: {
     key: string;
@@ -17,33 +17,19 @@ export interface ExternalAlertsHook {
 export const DRIFT_ALERT_SEVERITY = 'info' as const;
 export const DRIFT_ALERT_KEY = 'config_drift';
 
-function isHook(value: unknown): value is ExternalAlertsHook {
-  const v = value as Partial<ExternalAlertsHook> | null;
-  return !!v && typeof v.raiseExternal === 'function' && typeof v.resolveExternal === 'function';
-}
-
 /**
- * Raises and resolves the config-drift alert through the alerts domain's hook. The AlertsService provider is
- * found at boot by name rather than injected: the alerts domain was written in parallel with this one, and this
- * keeps the two modules free of an import cycle (alerts depends on the fleet module, which hosts this domain).
- * Without an alerts domain the drift still shows on the board; only the alert is skipped (logged once).
- * Tests may set `hook` directly.
+ * Raises and resolves the config-drift alert through the alerts domain (the BOARD_ALERTS port, injected).
+ * Tests may replace `hook`; with `hook` null the drift still shows on the board, only the alert is skipped (logged
+ * once).
  */
 @Injectable()
-export class DriftAlerts implements OnApplicationBootstrap {
+export class DriftAlerts {
   private readonly logger = new Logger(DriftAlerts.name);
-  hook: ExternalAlertsHook | null = null;
+  hook: ExternalAlertsHook | null;
   private warned = false;
 
-  constructor(private readonly discovery: DiscoveryService) {}
-
-  onApplicationBootstrap(): void {
-    for (const wrapper of this.discovery.getProviders()) {
-      if (wrapper.name === 'AlertsService' && isHook(wrapper.instance)) {
-        this.hook = wrapper.instance;
-        return;
-      }
-    }
+  constructor(@Inject(BOARD_ALERTS) alerts: BoardAlerts) {
+    this.hook = alerts;
   }
 
   async drifted(boardId: string, summary: string, detail: unknown): Promise<void> {
@@ -60,7 +46,7 @@ export class DriftAlerts implements OnApplicationBootstrap {
     if (!this.hook) {
       if (!this.warned) {
         this.warned = true;
-        this.logger.warn('no AlertsService in this process: config drift is recorded on boards but raises no alert');
+        this.logger.warn('no alerts hook: config drift is recorded on boards but raises no alert');
       }
       return;
     }

@@ -25,6 +25,31 @@ const key32 = z.string().refine((s) => decodeKey(s) !== null, {
   error: 'expected a 32-byte key, base64 (44 characters) or hex (64 digits); e.g. `openssl rand -base64 32`',
 });
 
+/**
+ * Why a SECRET_KEY is too weak to use, or null. 32 random bytes hold about 30 distinct values; fewer than 16 means a
+ * pattern (all zeros, as an old docker-compose.yml shipped, or one byte repeated), never the output of a generator.
+ */
+export function weakKeyReason(s: string): string | null {
+  const key = decodeKey(s);
+  if (!key) {
+    return null; // malformed: the shape check says so
+  }
+  const distinct = new Set(key).size;
+  return distinct < 16 ? `a patterned key (${distinct} distinct byte values in 32)` : null;
+}
+
+/** Placeholder tokens that have shipped in examples; a deployment must not run with one. */
+const KNOWN_TOKENS = /change-?me|changeme|example|placeholder|secret-?token|admin-?token-?here/i;
+
+/** Why a BOOTSTRAP_ADMIN_TOKEN is too weak to use, or null. */
+export function weakTokenReason(t: string): string | null {
+  if (KNOWN_TOKENS.test(t)) {
+    return 'a known placeholder token';
+  }
+  const distinct = new Set(t).size;
+  return distinct < 10 ? `a patterned token (${distinct} distinct characters)` : null;
+}
+
 export function decodeKey(s: string): Buffer | null {
   const t = s.trim();
   if (/^[0-9a-fA-F]{64}$/.test(t)) {
@@ -66,10 +91,24 @@ export const envSchema = z.object({
   BOOTSTRAP_ADMIN_TOKEN: z
     .string({ error: 'expected a token of at least 24 characters; e.g. `openssl rand -hex 24`' })
     .min(24, { error: 'expected a token of at least 24 characters; e.g. `openssl rand -hex 24`' })
-    .describe('Admin bearer token accepted before any user token exists. Required.'),
-  SECRET_KEY: key32.describe(
-    'Key that encrypts stored board credentials (AES-256-GCM): 32 bytes, base64 or hex. Required.',
-  ),
+    .refine((t) => weakTokenReason(t) === null, {
+      error: (issue) =>
+        `${weakTokenReason(String(issue.input)) ?? 'a weak token'}: refused; generate one with \`openssl rand -hex 24\``,
+    })
+    .describe(
+      'Admin bearer token, stored hashed as the admin token "bootstrap admin" at first start. It stays valid until an ' +
+        'admin revokes it (DELETE /api/v1/tokens/{id}); once revoked it is not re-created. Required; a known or ' +
+        'weak value is refused.',
+    ),
+  SECRET_KEY: key32
+    .refine((k) => weakKeyReason(k) === null, {
+      error: (issue) =>
+        `${weakKeyReason(String(issue.input)) ?? 'a weak key'}: refused; generate one with \`openssl rand -base64 32\``,
+    })
+    .describe(
+      'Key that encrypts stored board credentials (AES-256-GCM): 32 random bytes, base64 or hex. Required; a ' +
+        'patterned key (such as all zeros) is refused.',
+    ),
   SECRET_KEY_PREVIOUS: z
     .string()
     .optional()
@@ -90,11 +129,23 @@ export const envSchema = z.object({
   POLL_SLOW_CONCURRENCY: int(32, 1, 1000).describe(
     'Boards whose /firmware/check and /firmware/slots one worker process reads at the same time. A lane of its own: a board checking for updates on a slow or missing uplink must not hold up anyone’s health polls.',
   ),
+  POLL_LAGGING_CONCURRENCY: int(128, 1, 1000).describe(
+    'Boards of the lagging lane (last poll slow, timed out or unanswered) one worker process polls at the same time. Their own queue and slots: a board that answers in seconds or not at all costs its own wait, never a healthy board’s slot.',
+  ),
   POLL_TIMEOUT_MS: int(5000, 100, 600000).describe('Timeout of one request to a board.'),
   THERMAL_RAW_RETENTION_HOURS: int(24, 1, 8760).describe(
     'How long raw thermal samples (one per sensor per poll) are kept; older history is read from the 5-minute means.',
   ),
   THERMAL_ROLLUP_RETENTION_DAYS: int(30, 1, 3650).describe('How long the 5-minute thermal means are kept.'),
+  THERMAL_COMPACT_INTERVAL_SECONDS: int(300, 1, 3600).describe(
+    'How often raw thermal samples are rolled into 5-minute means and both retentions applied (the first run comes at most a minute after start).',
+  ),
+  LOG_FORMAT: z
+    .enum(['json', 'pretty'], { error: 'expected json or pretty' })
+    .default('json')
+    .describe(
+      'How log lines are written: one JSON object per line (for containers and log shippers), or pretty, coloured text for a terminal (`npm run demo` uses it). Both carry the request or job id.',
+    ),
   LOG_LEVEL: z
     .enum(['error', 'warn', 'log', 'debug', 'verbose'], { error: 'expected error, warn, log, debug or verbose' })
     .default('log')

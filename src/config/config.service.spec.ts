@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import { withConfigTable } from './config-table.js';
 import { ConfigError, parseConfig } from './config.service.js';
 
-const HEX_KEY = 'ab'.repeat(32);
-const B64_KEY = Buffer.alloc(32, 1).toString('base64');
-const required = { BOOTSTRAP_ADMIN_TOKEN: 'x'.repeat(24), SECRET_KEY: HEX_KEY };
+const HEX_BYTES = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37 + 11) % 256));
+const B64_BYTES = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 53 + 7) % 256));
+const HEX_KEY = HEX_BYTES.toString('hex');
+const B64_KEY = B64_BYTES.toString('base64');
+const required = { BOOTSTRAP_ADMIN_TOKEN: 'Zq81fKx0mWv3TnLa95RbcYe2', SECRET_KEY: HEX_KEY };
 
 function issues(env: Record<string, string | undefined>): string[] {
   try {
@@ -30,12 +32,14 @@ describe('configuration', () => {
       unreachableAfter: 3,
       concurrency: 64,
       slowConcurrency: 32,
+      laggingConcurrency: 128,
       thermalRawRetentionHours: 24,
       thermalRollupRetentionDays: 30,
+      thermalCompactIntervalSeconds: 300,
       timeoutMs: 5000,
     });
     expect(c.role).toBe('all');
-    expect(c.security.secretKey).toEqual(Buffer.alloc(32, 0xab));
+    expect(c.security.secretKey).toEqual(HEX_BYTES);
   });
 
   it('with DATABASE_URL and no REDIS_URL: that server, migrations only on request, queues in PostgreSQL', () => {
@@ -49,8 +53,25 @@ describe('configuration', () => {
 
   it('accepts keys in base64 or hex, and previous keys for rotation', () => {
     const c = parseConfig({ ...required, SECRET_KEY: B64_KEY, SECRET_KEY_PREVIOUS: `${HEX_KEY}, ${B64_KEY}` });
-    expect(c.security.secretKey).toEqual(Buffer.alloc(32, 1));
-    expect(c.security.previousKeys).toEqual([Buffer.alloc(32, 0xab), Buffer.alloc(32, 1)]);
+    expect(c.security.secretKey).toEqual(B64_BYTES);
+    expect(c.security.previousKeys).toEqual([HEX_BYTES, B64_BYTES]);
+  });
+
+  it('refuses a patterned key and a known or patterned admin token, saying how to make one', () => {
+    expect(issues({ ...required, SECRET_KEY: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' })).toEqual([
+      expect.stringMatching(
+        /^SECRET_KEY: a patterned key \(1 distinct byte values in 32\): refused; generate one with `openssl rand -base64 32`/,
+      ),
+    ]);
+    expect(issues({ ...required, SECRET_KEY: '07'.repeat(32) })).toHaveLength(1);
+    expect(issues({ ...required, BOOTSTRAP_ADMIN_TOKEN: 'change-me-change-me-change-me' })).toEqual([
+      expect.stringMatching(
+        /^BOOTSTRAP_ADMIN_TOKEN: a known placeholder token: refused; generate one with `openssl rand -hex 24`/,
+      ),
+    ]);
+    expect(issues({ ...required, BOOTSTRAP_ADMIN_TOKEN: 'x'.repeat(24) })).toEqual([
+      expect.stringMatching(/^BOOTSTRAP_ADMIN_TOKEN: a patterned token \(1 distinct characters\)/),
+    ]);
   });
 
   it('a missing setting names the variable and what it expects', () => {

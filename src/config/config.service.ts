@@ -1,12 +1,13 @@
 // Configuration is read from the environment once, at boot, validated by envSchema and exposed as typed groups.
 // This folder is the only code that reads process.env (eslint `no-restricted-properties`).
 import { resolve } from 'node:path';
-import { Global, Inject, Injectable, Module } from '@nestjs/common';
+import { type DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { z } from 'zod';
 import { decodeKey, envSchema, type Env } from './config.schema.js';
 
 export type Role = Env['ROLE'];
 export type LogLevel = Env['LOG_LEVEL'];
+export type LogFormat = Env['LOG_FORMAT'];
 
 export interface AppConfig {
   database: {
@@ -28,13 +29,17 @@ export interface AppConfig {
     concurrency: number;
     /** Width of the slow lane (/firmware/check, /firmware/slots). */
     slowConcurrency: number;
+    laggingConcurrency: number;
     timeoutMs: number;
     /** Thermal history retention: raw samples, then 5-minute means. */
     thermalRawRetentionHours: number;
     thermalRollupRetentionDays: number;
+    /** How often the compaction job is enqueued. */
+    thermalCompactIntervalSeconds: number;
   };
   role: Role;
   logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 /** A setting is missing or malformed; the message names each variable and what it expects. */
@@ -93,12 +98,15 @@ export function parseConfig(env: EnvSource): AppConfig {
       unreachableAfter: e.POLL_UNREACHABLE_AFTER,
       concurrency: e.POLL_CONCURRENCY,
       slowConcurrency: e.POLL_SLOW_CONCURRENCY,
+      laggingConcurrency: e.POLL_LAGGING_CONCURRENCY,
       thermalRawRetentionHours: e.THERMAL_RAW_RETENTION_HOURS,
       thermalRollupRetentionDays: e.THERMAL_ROLLUP_RETENTION_DAYS,
+      thermalCompactIntervalSeconds: e.THERMAL_COMPACT_INTERVAL_SECONDS,
       timeoutMs: e.POLL_TIMEOUT_MS,
     },
     role: e.ROLE,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
   };
 }
 
@@ -107,29 +115,9 @@ export function databaseConfigFromEnv(): AppConfig['database'] {
   return databaseGroup(validate(databaseSchema, process.env));
 }
 
-let current: AppConfig | undefined;
-
-/**
- * Validates process.env (plus `overrides`, e.g. ROLE from `--role`) once and keeps the result for the life of the
- * process.
- */
+/** Validates process.env (plus `overrides`, e.g. ROLE from `--role`); main.ts calls it once at boot. */
 export function loadConfig(overrides: EnvSource = {}): AppConfig {
-  current = parseConfig({ ...process.env, ...overrides });
-  return current;
-}
-
-/** Installs an already-built configuration (tests, and main.ts once the embedded database has a URL). */
-export function setConfig(config: AppConfig): AppConfig {
-  current = config;
-  return current;
-}
-
-/** The configuration loaded at boot; for code that runs before DI exists (decorator options). */
-export function currentConfig(): AppConfig {
-  if (!current) {
-    throw new Error('Configuration not loaded: call loadConfig() before importing the application module');
-  }
-  return current;
+  return parseConfig({ ...process.env, ...overrides });
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -166,11 +154,24 @@ export class ConfigService {
   get logLevel(): LogLevel {
     return this.config.logLevel;
   }
+  get logFormat(): LogFormat {
+    return this.config.logFormat;
+  }
+  /** The whole configuration, for code that derives settings from several groups (queue connections). */
+  get all(): AppConfig {
+    return this.config;
+  }
 }
 
-@Global()
-@Module({
-  providers: [{ provide: APP_CONFIG, useFactory: currentConfig }, ConfigService],
-  exports: [ConfigService],
-})
-export class ConfigModule {}
+/** The validated configuration as a global ConfigService; AppModule.forRoot passes the configuration main.ts loaded. */
+@Module({})
+export class ConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ConfigModule,
+      global: true,
+      providers: [{ provide: APP_CONFIG, useValue: config }, ConfigService],
+      exports: [ConfigService],
+    };
+  }
+}

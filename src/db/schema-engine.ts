@@ -304,7 +304,11 @@ export async function migrateDev(
     if (created.migrationScript === null) {
       return null;
     }
-    const dir = join(paths.migrations, created.generatedMigrationName);
+    const generated = sequencedMigrationName(
+      list.migrationDirectories.map((d) => d.path),
+      created.generatedMigrationName,
+    );
+    const dir = join(paths.migrations, generated);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, `migration.${created.extension}`), created.migrationScript);
     if (!list.lockfile.content) {
@@ -317,6 +321,27 @@ export async function migrateDev(
     if (!opts.createOnly) {
       await e.applyMigrations({ migrationsList: await migrationsList(paths), filters });
     }
-    return created.generatedMigrationName;
+    return generated;
   });
+}
+
+/**
+ * Migrations apply in the order of their names, whose prefix is the creation time to the second: two created within
+ * one second sorted by their descriptive part (`…14_add_size` before `…14_init`). A new migration's prefix is made
+ * later than every existing one (a second after the latest when the clock has not moved on), so name order is
+ * creation order and cannot tie.
+ */
+export function sequencedMigrationName(existing: readonly string[], generated: string): string {
+  const m = /^(\d{14})_(.*)$/.exec(generated);
+  const latest = existing
+    .map((n) => /^(\d{14})_/.exec(n)?.[1])
+    .filter((p): p is string => p !== undefined)
+    .sort()
+    .at(-1);
+  if (!m || latest === undefined || m[1]! > latest) {
+    return generated;
+  }
+  const t = latest.replace(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/, '$1-$2-$3T$4:$5:$6Z');
+  const next = new Date(Date.parse(t) + 1000).toISOString().replace(/\D/g, '').slice(0, 14);
+  return `${next}_${m[2]}`;
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { QueueEvents } from 'bullmq';
-import { currentConfig } from '../config/config.service.js';
+import { ConfigService } from '../config/config.service.js';
 import { QUEUE_NAMES } from '../jobs/job-definition.js';
 import { queueRootOptions } from '../queue/queue.options.js';
 import { EventsBus } from './events.bus.js';
@@ -16,7 +16,10 @@ export class JobEventsSource implements OnModuleDestroy {
   private listeners: QueueEvents[] = [];
   private users = 0;
 
-  constructor(private readonly bus: EventsBus) {}
+  constructor(
+    private readonly bus: EventsBus,
+    private readonly config: ConfigService,
+  ) {}
 
   acquire(): () => void {
     this.users++;
@@ -39,7 +42,7 @@ export class JobEventsSource implements OnModuleDestroy {
   private start(): void {
     for (const queue of QUEUE_NAMES) {
       try {
-        const events = new QueueEvents(queue, queueRootOptions(currentConfig()));
+        const events = new QueueEvents(queue, queueRootOptions(this.config.all));
         events.on('error', (err) => this.logger.warn(`job events of ${queue}: ${err.message}`));
         events.on('completed', ({ jobId }) =>
           this.bus.emitLocal({

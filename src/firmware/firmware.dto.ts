@@ -11,7 +11,7 @@ const ZSourceIdSchema = z.string().trim().min(1, { error: 'a source id is requir
 
 // ---------------------------------------------------------------- sources document
 
-/** A source as the fleet stores it; the same rules as the board applies (facts §4 POST /firmware/sources). */
+/** A source as the fleet stores it; the same rules as the board applies (POST /firmware/sources). */
 const ZFleetSourceSchema = z
   .strictObject({
     id: ZSourceIdSchema,

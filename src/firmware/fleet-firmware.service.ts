@@ -18,24 +18,17 @@ import { firmwareInstallJob, pushSourcesJob } from './firmware.jobs.js';
 import { DISPATCH_LEASE_MS, MAX_ROLLOUT_BOARDS } from './firmware.settings.js';
 import { InstallsRepository } from './installs.repository.js';
 import { installView } from './rollouts.service.js';
+import { jobId } from '../jobs/job-id.js';
+import {
+  FIRMWARE_INSTALL_OPERATIONS,
+  SOURCES_PUSH_OPERATIONS,
+  unsupportedReason,
+} from '../boards/board-capabilities.js';
+import { mapLimit } from '../common/concurrency.js';
 
 /** Boards asked at once when building the fleet catalogue (each answer comes from the board's own cache). */
 const CATALOGUE_FANOUT = 32;
 const CATALOGUE_TIMEOUT_MS = 15_000;
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const k = next++;
-        out[k] = await fn(items[k]!);
-      }
-    }),
-  );
-  return out;
-}
 
 /**
  * The fleet's side of firmware that is not a rollout: the catalogue (union of what boards' sources offer, by version),
@@ -165,13 +158,23 @@ export class FleetFirmwareService {
     if (!row) {
       throw new ProblemException(409, 'no fleet sources document to push; PUT /api/v1/firmware/sources first');
     }
-    const boards = (await this.selectBoards(input.selector)).filter((b) => b.dialect !== 'upstream');
+    // Boards whose daemon cannot take the sources are listed as skipped with the reason and never get a job.
+    const selected = (await this.selectBoards(input.selector)).map((b) => ({
+      board: b,
+      skipped: unsupportedReason(b, SOURCES_PUSH_OPERATIONS, 'take firmware sources'),
+    }));
+    const boards = selected.filter((s) => !s.skipped).map((s) => s.board);
     if (input.dry_run) {
       return {
         id: null,
         dry_run: true,
         revision: row.revision,
-        boards: boards.map((b) => ({ board_id: b.id, name: b.name, status: 'will_push' })),
+        boards: selected.map((s) => ({
+          board_id: s.board.id,
+          name: s.board.name,
+          status: s.skipped ? 'skipped' : 'will_push',
+          error: s.skipped,
+        })),
       };
     }
     const push = await this.prisma.firmwareSourcesPush.create({
@@ -180,14 +183,20 @@ export class FleetFirmwareService {
         document: row.document as object,
         selector: input.selector,
         actor: actor.name,
-        results: { create: boards.map((b) => ({ boardId: b.id })) },
+        results: {
+          create: selected.map((s) =>
+            s.skipped
+              ? { boardId: s.board.id, status: 'skipped', error: s.skipped, finishedAt: new Date() }
+              : { boardId: s.board.id },
+          ),
+        },
       },
     });
     await this.jobs.enqueueMany(
       pushSourcesJob,
       boards.map((b) => ({
         payload: { pushId: push.id, boardId: b.id },
-        options: { jobId: `fw-sources:${push.id}:${b.id}` },
+        options: { jobId: jobId('fw-sources', push.id, b.id) },
       })),
     );
     return this.push(push.id);
@@ -234,6 +243,12 @@ export class FleetFirmwareService {
       await finish('failed', 'the board was decommissioned or deleted');
       return { status: 'failed' };
     }
+    // Not reached when the push was planned: judged now that its daemon is known.
+    const unsupported = unsupportedReason(board, SOURCES_PUSH_OPERATIONS, 'take firmware sources');
+    if (unsupported) {
+      await finish('skipped', unsupported);
+      return { status: 'skipped' };
+    }
     try {
       await this.clients.client(board).setFirmwareSources(result.push.document as TFleetSources);
     } catch (err) {
@@ -264,12 +279,9 @@ export class FleetFirmwareService {
     if (board.decommissionedAt) {
       throw new ProblemException(409, `board ${board.name} is decommissioned`, { board_id: boardId });
     }
-    if (board.dialect === 'upstream') {
-      throw new ProblemException(
-        409,
-        `board ${board.name} runs the upstream daemon, which has no firmware install operation`,
-        { board_id: boardId },
-      );
+    const unsupported = unsupportedReason(board, FIRMWARE_INSTALL_OPERATIONS, 'install firmware');
+    if (unsupported) {
+      throw new ProblemException(409, unsupported, { board_id: boardId });
     }
     const open = await this.installs.findOpenForBoard(boardId);
     if (open) {
@@ -295,7 +307,7 @@ export class FleetFirmwareService {
       fromVersion: board.firmwareVersion,
       actor: actor.name,
     });
-    await this.jobs.enqueue(firmwareInstallJob, { installId: row.id }, { jobId: `fw-install:${row.id}:1` });
+    await this.jobs.enqueue(firmwareInstallJob, { installId: row.id }, { jobId: jobId('fw-install', row.id, 1) });
     return installView(row);
   }
 

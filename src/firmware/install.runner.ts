@@ -5,6 +5,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { TFirmwareSlots } from '@tpfleet/board-api';
 import { BoardClientError, BoardHttpError, errorReason, type BoardClient } from '@tpfleet/board-api/client';
 import { BoardClientsService } from '../boards/board-clients.service.js';
+import { factsOf, type BoardFacts } from '../boards/board-facts.js';
+import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { BoardsService } from '../boards/boards.service.js';
 import { TimelineService } from '../boards/timeline.service.js';
@@ -170,6 +172,12 @@ export class InstallRunner {
       return this.end(row, owner, 'failed', 'the board was decommissioned or deleted');
     }
     if (fresh) {
+      // A board not yet reached when the rollout was planned is judged now: a daemon without the operations would
+      // otherwise wait out the board timeout on a GET /firmware/slots that can never answer.
+      const unsupported = unsupportedReason(board, FIRMWARE_INSTALL_OPERATIONS, 'install firmware');
+      if (unsupported) {
+        return this.end(row, owner, 'skipped', unsupported);
+      }
       // Not started on a board that cannot be trusted to come back, or is already in trouble.
       if (board.state === 'unreachable' || board.state === 'credentials_invalid' || board.state === 'banned') {
         return this.end(row, owner, 'blocked', `not started: the board is ${board.state}`);
@@ -370,9 +378,7 @@ export class InstallRunner {
       const verdict = judgeAfterReboot(slots, row.version, run.row.baselineRolledBack);
       switch (verdict.kind) {
         case 'promoted':
-          return this.end(row, run.owner, 'succeeded', `running ${row.version}, promoted by the gate`, {
-            slots: slots as object,
-          });
+          return this.endVerified(run, slots, `running ${row.version}, promoted by the gate`);
         case 'rolled_back':
           return this.end(row, run.owner, 'rolled_back', verdict.detail, { slots: slots as object });
         case 'not_taken':
@@ -430,6 +436,30 @@ export class InstallRunner {
     return Promise.resolve();
   }
 
+  /**
+   * Success proved by the board's slots: the install and the board's record (version, slots, and the daemon and
+   * capabilities from a fresh /about) are written together, so the registry never lists the old version beside a
+   * completed rollout. /about is read here once; if it does not answer, the slots' running version is recorded
+   * and the early poll reads /about.
+   */
+  private async endVerified(run: Run, slots: TFirmwareSlots, reason: string): Promise<string> {
+    const { row, owner } = run;
+    let facts: BoardFacts | null = null;
+    const board = await this.boards.findById(row.boardId);
+    if (board) {
+      facts = await this.clients.detect(board).then(factsOf, (err: unknown) => {
+        this.logger.warn(`install ${row.id}: /about after the install: ${errorText(err)}`);
+        return null;
+      });
+    }
+    const verified = {
+      boardId: row.boardId,
+      slots: slots as object,
+      facts: { ...(facts ?? {}), firmwareVersion: slots.running?.version ?? facts?.firmwareVersion ?? row.version },
+    };
+    return this.end(row, owner, 'succeeded', reason, { slots: slots as object }, verified);
+  }
+
   /** A final transition, its timeline entry, and an early poll so the board's facts show the new version. */
   private async end(
     row: InstallRow,
@@ -437,8 +467,12 @@ export class InstallRunner {
     status: InstallStatus,
     reason: string,
     extra: Prisma.FirmwareInstallUpdateManyMutationInput = {},
+    verified?: Parameters<InstallsRepository['finishVerified']>[3],
   ): Promise<string> {
-    if (!(await this.installs.finish(row.id, owner, status, reason, extra))) {
+    const finished = verified
+      ? await this.installs.finishVerified(row.id, owner, reason, verified)
+      : await this.installs.finish(row.id, owner, status, reason, extra);
+    if (!finished) {
       throw new LeaseLost();
     }
     // Independent of each other: together, so the next board is dispatched sooner.

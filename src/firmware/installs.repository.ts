@@ -104,6 +104,47 @@ export class InstallsRepository {
     });
   }
 
+  /**
+   * A verified install's success and what it proved about the board, in one transaction: the install row (only
+   * while this runner holds its lease) and the board's registry facts (firmware version, daemon and capabilities
+   * when /about was read) and its slots reading. Nobody sees a succeeded install beside the old version.
+   */
+  async finishVerified(
+    id: string,
+    owner: string,
+    reason: string,
+    verified: {
+      boardId: string;
+      slots: object;
+      facts: Omit<Prisma.BoardUpdateInput, 'capabilities'> & { capabilities?: string[] };
+    },
+  ): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const now = new Date();
+      const { count } = await tx.firmwareInstall.updateMany({
+        where: { id, leaseOwner: owner },
+        data: {
+          status: 'succeeded',
+          reason,
+          slots: verified.slots,
+          leaseOwner: null,
+          leaseUntil: null,
+          finishedAt: now,
+        },
+      });
+      if (count !== 1) {
+        return false;
+      }
+      await tx.board.update({ where: { id: verified.boardId }, data: { ...verified.facts, factsAt: now } });
+      await tx.boardReading.upsert({
+        where: { boardId: verified.boardId },
+        create: { boardId: verified.boardId, slots: verified.slots, slotsAt: now },
+        update: { slots: verified.slots, slotsAt: now },
+      });
+      return true;
+    });
+  }
+
   /** Gives the board back to the dispatcher (paused rollout, window closed, retry later). */
   release(
     id: string,

@@ -1,8 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
 import { BoardsRepository } from '../boards/boards.repository.js';
-import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { runsWorkers } from '../queue/queue.options.js';
 import { AlertsPort } from './alerts-port.js';
 import { type TPolicy, ZPolicySchema, ZSelectorSchema } from './firmware.dto.js';
 import { firmwareInstallJob } from './firmware.jobs.js';
@@ -12,6 +11,7 @@ import { openWindow } from './maintenance-window.js';
 import { RolloutPlanner } from './rollout.planner.js';
 import { RolloutsRepository, type RolloutRow, type Tx, type WaveStat } from './rollouts.repository.js';
 import { errorThresholdCrossed, pickWithinCaps, successPercent } from './wave-plan.js';
+import { jobId } from '../jobs/job-id.js';
 
 type Dispatch = Array<{ id: string; dispatches: number }>;
 
@@ -23,13 +23,12 @@ const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sen
  * processes): it judges the current wave (error threshold, completion, soak, success threshold), moves to the next
  * wave or pauses, and dispatches the boards that fit the caps: the DB marks them queued first, the jobs (ids only)
  * are enqueued after the commit; a job lost in between is re-dispatched when its lease lapses. Called when a board
- * finishes, on every action, and by a one-second clock in the worker role (scheduled starts, soaks, windows,
+ * finishes, on every action, and by a one-second clock where clocks run (src/clock/clocks.ts) (scheduled starts, soaks, windows,
  * lapsed leases).
  */
 @Injectable()
-export class RolloutDriver implements OnApplicationBootstrap, OnModuleDestroy {
+export class RolloutDriver {
   private readonly logger = new Logger(RolloutDriver.name);
-  private timer?: NodeJS.Timeout;
   private ticking = false;
   /** Tests and the bench stop the clock. */
   paused = false;
@@ -41,21 +40,9 @@ export class RolloutDriver implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly boards: BoardsRepository,
     private readonly alerts: AlertsPort,
     private readonly jobs: JobsService,
-    private readonly config: ConfigService,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (!runsWorkers(this.config.role)) {
-      return;
-    }
-    this.timer = setInterval(() => void this.tick(), DRIVER_TICK_MS);
-    this.timer.unref();
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
-  }
-
+  @Interval('rollout-driver', DRIVER_TICK_MS)
   async tick(): Promise<void> {
     if (this.ticking || this.paused) {
       return;
@@ -132,7 +119,10 @@ export class RolloutDriver implements OnApplicationBootstrap, OnModuleDestroy {
     }
     await this.jobs.enqueueMany(
       firmwareInstallJob,
-      dispatch.map((d) => ({ payload: { installId: d.id }, options: { jobId: `fw-install:${d.id}:${d.dispatches}` } })),
+      dispatch.map((d) => ({
+        payload: { installId: d.id },
+        options: { jobId: jobId('fw-install', d.id, d.dispatches) },
+      })),
     );
   }
 

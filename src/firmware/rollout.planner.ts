@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { ProblemException } from '../common/problem.js';
+import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import type { Board } from '../generated/prisma/client.js';
 import type { TPolicy, TSelector } from './firmware.dto.js';
@@ -18,7 +19,10 @@ export interface PlanEntry {
   /** Wave index (0 = canary), null for boards left out. */
   wave: number | null;
   position: number;
-  /** will_install | skipped (already on the target) | blocked (another install is open on it) */
+  /**
+   * will_install | skipped (already on the target, or its daemon cannot install: the capability matrix) | blocked
+   * (another install is open on it)
+   */
   status: 'will_install' | 'skipped' | 'blocked';
   reason: string | null;
   /** Why the board may not start when its turn comes (checked again then): unreachable, etc. */
@@ -89,6 +93,7 @@ export class RolloutPlanner {
         b.state === 'unreachable' || b.state === 'credentials_invalid' || b.state === 'banned'
           ? `the board is ${b.state} now; it will not be started unless that changes`
           : null;
+      const unsupported = onTarget ? null : unsupportedReason(b, FIRMWARE_INSTALL_OPERATIONS, 'install firmware');
       return {
         board_id: b.id,
         name: b.name,
@@ -97,12 +102,10 @@ export class RolloutPlanner {
         current_version: b.firmwareVersion,
         wave: null,
         position: 0,
-        status: onTarget ? 'skipped' : busy.has(b.id) ? 'blocked' : 'will_install',
+        status: onTarget || unsupported ? 'skipped' : busy.has(b.id) ? 'blocked' : 'will_install',
         reason: onTarget
           ? `already running ${version}`
-          : busy.has(b.id)
-            ? 'another firmware install is open on this board'
-            : null,
+          : (unsupported ?? (busy.has(b.id) ? 'another firmware install is open on this board' : null)),
         warning,
       };
     });

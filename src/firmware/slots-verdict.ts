@@ -1,6 +1,6 @@
 import type { TFirmwareSlots } from '@tpfleet/board-api';
 
-/** Tags compare without the optional leading `v` (the updater and os-release disagree on it, facts §3.5). */
+/** Tags compare without the optional leading `v` (the updater and os-release disagree on it). */
 export function sameVersion(a: string | null | undefined, b: string | null | undefined): boolean {
   if (!a || !b) {
     return false;
@@ -48,7 +48,7 @@ export function judgeAfterReboot(slots: TFirmwareSlots, target: string, baseline
     /rolling back/.test(message) ||
     (baselineRolledBack !== null && (slots.promotion_history?.rolled_back ?? 0) > baselineRolledBack);
   if (sameVersion(slots.running?.version, target)) {
-    // The gate deletes the staged note when it decides (facts §7.8), so a note still present means "deciding"; a
+    // The gate deletes the staged note when it decides, so a note still present means "deciding"; a
     // FAILED or rolling-back line means a rollback reboot is imminent; no log means nothing vouched for the image.
     if (/rolling back|^FAILED/.test(message) || slots.last_promotion === null || slots.staged !== null) {
       return { kind: 'deciding' };

@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Logger } from '@nestjs/common';
 import { Public } from '../auth/auth.decorators.js';
 import { ProblemException } from '../common/problem.js';
 import { PrismaService } from '../prisma/prisma.service.js';
@@ -6,17 +6,26 @@ import { QueueHealth } from '../queue/queue.health.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-async function check(probe: () => Promise<void>): Promise<string> {
+const logger = new Logger('HealthController');
+const TIMED_OUT = `no answer within ${CHECK_TIMEOUT_MS} ms`;
+
+/**
+ * 'ok', or what is wrong in words that give nothing away: /readyz answers anyone, and a driver's error text can
+ * carry host names, user names and versions. The error itself goes to the server log.
+ */
+async function check(name: string, probe: () => Promise<void>): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     // A dead Redis makes ioredis queue commands forever: bound each probe.
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error(TIMED_OUT)), CHECK_TIMEOUT_MS);
   });
   try {
     await Promise.race([probe(), timeout]);
     return 'ok';
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    const message = err instanceof Error ? err.message : String(err);
+    logger.warn(`readiness: ${name}: ${message}`);
+    return message === TIMED_OUT ? TIMED_OUT : 'unavailable (the reason is in the server log)';
   } finally {
     clearTimeout(timer);
   }
@@ -42,8 +51,8 @@ export class HealthController {
   async readyz(): Promise<{ status: 'ok'; checks: Record<string, string> }> {
     // One after the other: the embedded database (pglite-socket) serves every client on one session and garbles
     // extended-protocol messages that interleave.
-    const database = await check(() => this.prisma.ping());
-    const queue = await check(() => this.queue.ping());
+    const database = await check('database', () => this.prisma.ping());
+    const queue = await check('queue', () => this.queue.ping());
     const checks = { database, queue };
     if (database !== 'ok' || queue !== 'ok') {
       const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');

@@ -1,7 +1,15 @@
 import type { z } from 'zod';
 
 /** Queues by kind of work, so a flood of polls never delays a firmware job. */
-export const QUEUE_NAMES = ['polling', 'polling-slow', 'actions', 'firmware', 'config', 'alerts'] as const;
+export const QUEUE_NAMES = [
+  'polling',
+  'polling-slow',
+  'polling-lagging',
+  'actions',
+  'firmware',
+  'config',
+  'alerts',
+] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface RetryPolicy {

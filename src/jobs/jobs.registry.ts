@@ -1,8 +1,10 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { jobCatalogue } from './catalogue.js';
 import type { JobContext, JobDefinition } from './job-definition.js';
 import { JOB_HANDLER } from './job-handler.decorator.js';
+
+/** The job catalogue, given to JobsModule.forRoot by the application module (src/job-catalogue.ts). */
+export const JOB_CATALOGUE = Symbol('JobCatalogue');
 
 export type BoundHandler = (payload: unknown, context: JobContext) => Promise<unknown>;
 
@@ -55,6 +57,7 @@ export class JobsRegistry implements OnModuleInit {
   private jobs = new Map<string, RegisteredJob>();
 
   constructor(
+    @Inject(JOB_CATALOGUE) private readonly catalogue: readonly JobDefinition[],
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
@@ -64,7 +67,8 @@ export class JobsRegistry implements OnModuleInit {
     const handlers: Array<{ jobName: string; owner: string; handler: BoundHandler }> = [];
     for (const wrapper of this.discovery.getProviders()) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object') {
+      // An alias (`useExisting`, e.g. a port bound to a service) is the same instance under a second token.
+      if (wrapper.isAlias || !instance || typeof instance !== 'object') {
         continue;
       }
       const prototype = Object.getPrototypeOf(instance) as object | null;
@@ -86,7 +90,7 @@ export class JobsRegistry implements OnModuleInit {
         }
       }
     }
-    this.jobs = pairHandlers(jobCatalogue, handlers);
+    this.jobs = pairHandlers(this.catalogue, handlers);
   }
 
   get(name: string): RegisteredJob | undefined {

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { type JobsOptions, Queue } from 'bullmq';
-import { currentConfig } from '../config/config.service.js';
+import { ConfigService } from '../config/config.service.js';
 import { RequestContext } from '../common/request-context.js';
 import { queueRootOptions } from '../queue/queue.options.js';
 import type { JobDefinition, JobInput, QueueName } from './job-definition.js';
@@ -39,10 +39,12 @@ export function jobOptions(definition: JobDefinition, options: EnqueueOptions = 
 export class JobsService implements OnModuleDestroy {
   private readonly queues = new Map<QueueName, Queue>();
 
+  constructor(private readonly config: ConfigService) {}
+
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(name, queueRootOptions(currentConfig()));
+      queue = new Queue(name, queueRootOptions(this.config.all));
       this.queues.set(name, queue);
     }
     return queue;

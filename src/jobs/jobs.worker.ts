@@ -1,12 +1,13 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { ConfigService, currentConfig } from '../config/config.service.js';
+import { ConfigService } from '../config/config.service.js';
 import { RequestContext } from '../common/request-context.js';
 import { queueRootOptions, runsWorkers, workerDrainDelay } from '../queue/queue.options.js';
 import { PermanentJobError, type QueueName } from './job-definition.js';
 import { JobsRegistry } from './jobs.registry.js';
 import type { JobEnvelope } from './jobs.service.js';
-import { queueConcurrency } from './queue-settings.js';
+import { queueConcurrency, SHUTDOWN_JOB_GRACE_MS } from './queue-settings.js';
 
 /**
  * Runs catalogued jobs in the worker role: one BullMQ Worker per queue that has handlers. The payload is parsed
@@ -27,7 +28,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (!runsWorkers(this.config.role)) {
       return;
     }
-    const appConfig = currentConfig();
+    const appConfig = this.config.all;
     const queues = new Set<QueueName>(this.registry.all().map((j) => j.definition.queue));
     for (const queue of queues) {
       const worker = new Worker(queue, (job: Job) => this.process(job), {
@@ -57,8 +58,13 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
       updateProgress: (progress: Record<string, unknown>) => job.updateProgress(progress),
     };
     const requestId = envelope.requestId ?? `job:${String(job.id)}`;
+    const started = performance.now();
     try {
-      return await RequestContext.run({ requestId }, () => registered.handler(parsed.data, context));
+      return await RequestContext.run({ requestId, jobId: context.jobId }, async () => {
+        const result = await registered.handler(parsed.data, context);
+        this.logger.debug(`${job.name} done in ${Math.round(performance.now() - started)} ms`);
+        return result;
+      });
     } catch (err) {
       if (err instanceof PermanentJobError) {
         throw new UnrecoverableError(err.message);
@@ -68,8 +74,18 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    // close() waits for running jobs to finish, so a deploy never cuts a board call in half.
-    await Promise.all(this.workers.map((w) => w.close()));
-    this.workers.length = 0;
+    // Running jobs get SHUTDOWN_JOB_GRACE_MS to finish (a poll batch, a config push step); what still runs then (a
+    // firmware install waiting on its board for minutes) is handed back: the forced close leaves the job to BullMQ's
+    // stalled-job check, which gives it to another worker, and installs re-run safely from their DB lease
+    // (src/firmware/install.runner.ts). Waiting for them would outlast any orchestrator's stop timeout.
+    // pause() takes no new job and resolves when the running ones are done; close(true) then closes without
+    // waiting (a close() started earlier could not be forced any more: BullMQ returns the pending one).
+    const workers = this.workers.splice(0);
+    const drained = Promise.all(workers.map((w) => w.pause())).then(() => 'drained' as const);
+    const timer = sleep(SHUTDOWN_JOB_GRACE_MS, 'timeout' as const, { ref: false });
+    if ((await Promise.race([drained, timer])) === 'timeout') {
+      this.logger.warn(`stopping: jobs still running after ${SHUTDOWN_JOB_GRACE_MS} ms are handed back to the queue`);
+    }
+    await Promise.all(workers.map((w) => w.close(true)));
   }
 }

@@ -12,6 +12,9 @@ export function queueConcurrency(queue: QueueName, config: AppConfig): number {
     case 'polling-slow':
       // Batches are small in steady state (boards ÷ slow interval a second), so one job per board slot.
       return config.polling.slowConcurrency;
+    case 'polling-lagging':
+      // Boards that take seconds or time out: jobs mostly wait, so as many as the lane's board slots.
+      return config.polling.laggingConcurrency;
     case 'actions':
       return 16;
     case 'firmware':
@@ -22,3 +25,9 @@ export function queueConcurrency(queue: QueueName, config: AppConfig): number {
       return 4;
   }
 }
+
+/**
+ * On SIGTERM, running jobs have this long to finish before they are handed back to the queue: short enough that
+ * the process is gone well within a 10 s stop timeout (Kubernetes' and Docker's defaults are 30 s and 10 s).
+ */
+export const SHUTDOWN_JOB_GRACE_MS = 4000;

@@ -2,7 +2,7 @@ import { Controller, Get, Header, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { RequireRole } from '../auth/auth.decorators.js';
 import { MetricsService } from './metrics.service.js';
-import { ApiDoc } from '../boards/openapi/api-doc.decorator.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 
 /** Prometheus scrape endpoint. A viewer token is needed: fleet state (names, counts) is not public. */
 @Controller()

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { BoardsRepository } from '../boards/boards.repository.js';
 import { QUEUE_NAMES } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
 
 /**
  * The fleet manager's Prometheus metrics. Its own Registry (not prom-client's global one), so several app
  * instances in one test process do not collide. Gauges that describe the fleet or the queues are computed when
- * scraped (one grouped query, one count per queue), never on the polling path.
+ * scraped (one grouped query, one count per queue), never on the polling path. It knows no domain: a domain adds
+ * its own gauges to `registry` (src/boards/boards.metrics.ts), so MetricsModule sits below every domain.
  */
 @Injectable()
 export class MetricsService {
@@ -49,24 +49,8 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(
-    private readonly boards: BoardsRepository,
-    private readonly jobs: JobsService,
-  ) {
+  constructor(private readonly jobs: JobsService) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tpfleet_' });
-    const boardsRepository = this.boards;
-    new Gauge({
-      name: 'tpfleet_boards',
-      help: 'Registered boards by reachability state and dialect',
-      labelNames: ['state', 'dialect'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const row of await boardsRepository.countByStateAndDialect()) {
-          this.set({ state: row.state, dialect: row.dialect ?? 'unknown' }, row.count);
-        }
-      },
-    });
     const jobsService = this.jobs;
     new Gauge({
       name: 'tpfleet_queue_jobs',

@@ -142,3 +142,47 @@ describe('readSlow: the slow lane (/firmware/check, /firmware/slots)', () => {
     expect(unknown.calls).toEqual([]);
   });
 });
+
+describe('pollBoard: facts from /about', () => {
+  const detected = (version: string) => ({
+    dialect: 'agent' as const,
+    version: '2.40.0',
+    about: { version, board_model: 'tp2', board_serial: 's1' },
+    raw: { version },
+    token: undefined,
+  });
+
+  it('stores a firmware version that changed while the daemon version stayed (an install on this agent)', async () => {
+    const saved: string[] = [];
+    const { deps } = fakeBoard();
+    deps.detect = () => Promise.resolve(detected('2.31.0') as never);
+    deps.saveFacts = (_t, d) => {
+      saved.push(d.about.version);
+      return Promise.resolve();
+    };
+    await pollBoard(
+      target({ aboutDue: true, firmwareVersion: '2.30.0' }),
+      { slow: false, medium: false },
+      policy,
+      deps,
+    );
+    expect(saved).toEqual(['2.31.0']);
+  });
+
+  it('writes nothing when /about says what the registry already has', async () => {
+    const saved: string[] = [];
+    const { deps } = fakeBoard();
+    deps.detect = () => Promise.resolve(detected('2.31.0') as never);
+    deps.saveFacts = (_t, d) => {
+      saved.push(d.about.version);
+      return Promise.resolve();
+    };
+    await pollBoard(
+      target({ aboutDue: true, firmwareVersion: '2.31.0' }),
+      { slow: false, medium: false },
+      policy,
+      deps,
+    );
+    expect(saved).toEqual([]);
+  });
+});

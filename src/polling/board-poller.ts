@@ -15,6 +15,7 @@ import {
 import type { OperationId } from '@tpfleet/board-api';
 import type { PollTarget, PollWrite } from './polling.repository.js';
 import { nextReachability, type PollOutcome, type PolledState, type ReachabilityPolicy } from './reachability.js';
+import { firmwareVersionOf } from '../boards/board-facts.js';
 
 export interface PollDeps {
   client(target: PollTarget): BoardClient;
@@ -31,6 +32,9 @@ export interface OpFailure {
 }
 
 type Reading = NonNullable<PollWrite['reading']>;
+
+/** What one poll found; the worker adds the lease it ran under and the lane the board goes to. */
+export type PolledBoard = Omit<PollWrite, 'lease' | 'lagging'>;
 
 interface PollOp {
   id: OperationId;
@@ -109,7 +113,7 @@ export async function pollBoard(
   policy: ReachabilityPolicy,
   deps: PollDeps,
   now: () => Date = () => new Date(),
-): Promise<PollWrite> {
+): Promise<PolledBoard> {
   const reading: Reading = {};
   const failures: OpFailure[] = [];
   const advisoryFailures: OpFailure[] = [];
@@ -127,13 +131,16 @@ export async function pollBoard(
       const detected = await timed('detect', () => deps.detect(current));
       succeededOps++;
       reading.about = detected.raw;
-      if (detected.dialect !== target.dialect || detected.version !== target.daemonVersion) {
+      const daemonChanged = detected.dialect !== target.dialect || detected.version !== target.daemonVersion;
+      if (daemonChanged) {
         events.push({
           kind: 'facts',
-          summary:
-            `${detected.dialect} daemon ${detected.version} (was ${target.dialect ?? 'unknown'} ${target.daemonVersion ?? ''})`.trim(),
+          summary: `${detected.dialect} daemon ${detected.version} (was ${[target.dialect ?? 'unknown', target.daemonVersion].filter(Boolean).join(' ')})`,
           detail: { dialect: detected.dialect, version: detected.version, firmware: detected.about.version },
         });
+      }
+      // A firmware install changes /about's version while this agent's daemon version stays: both are facts.
+      if (daemonChanged || firmwareVersionOf(detected) !== (target.firmwareVersion ?? null)) {
         await deps.saveFacts(target, detected);
       }
       current = { ...current, dialect: detected.dialect, daemonVersion: detected.version };
@@ -238,6 +245,7 @@ export async function pollBoard(
     nextPollAt: step.nextPollInSeconds === null ? null : new Date(polledAt.getTime() + step.nextPollInSeconds * 1000),
     bannedUntil: outcome.kind === 'banned' ? new Date(polledAt.getTime() + outcome.retryAfterSeconds * 1000) : null,
     aboutDue,
+    noAnswer: fatal instanceof BoardUnreachableError,
     reading: Object.keys(reading).length ? reading : null,
     thermalSamples: (thermal?.sensors ?? [])
       .filter((s) => typeof s.temperature_c === 'number')

@@ -1,6 +1,24 @@
 import { z } from 'zod';
 import { defineJob } from '../jobs/job-definition.js';
 
+const pollBatchPayload = z.object({
+  boards: z
+    .array(
+      z.object({
+        id: z.uuid(),
+        // The scheduler sends slow reads to pollSlowJob; true here ("poll now", older jobs) reads them inline.
+        slow: z.boolean().describe('also /firmware/check and /firmware/slots'),
+        // Optional: batches enqueued before the medium cadence existed still parse.
+        medium: z.boolean().optional().describe('also /cooling and /sdcard'),
+        // The claim's lease: the result is written only while it is still the board's. Jobs enqueued before leases
+        // existed take one when they run.
+        lease: z.number().int().optional().describe('the poll lease the scheduler gave'),
+      }),
+    )
+    .min(1)
+    .max(1000),
+});
+
 /**
  * One job polls a batch of boards (bounded concurrency inside the worker), so 10,000 boards at 15 s cost ~13 queue
  * jobs a second instead of ~667. Not retried: a poll that failed is recorded, and the next tick polls again.
@@ -8,20 +26,20 @@ import { defineJob } from '../jobs/job-definition.js';
 export const pollBatchJob = defineJob({
   name: 'boards.poll-batch',
   queue: 'polling',
-  payload: z.object({
-    boards: z
-      .array(
-        z.object({
-          id: z.uuid(),
-          // The scheduler sends slow reads to pollSlowJob; true here ("poll now", older jobs) reads them inline.
-          slow: z.boolean().describe('also /firmware/check and /firmware/slots'),
-          // Optional: batches enqueued before the medium cadence existed still parse.
-          medium: z.boolean().optional().describe('also /cooling and /sdcard'),
-        }),
-      )
-      .min(1)
-      .max(1000),
-  }),
+  payload: pollBatchPayload,
+  retry: { attempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
+  keepCompleted: 100,
+});
+
+/**
+ * The lagging lane: the same poll, for boards whose last poll was slow or got no answer, on a queue of its own with
+ * its own slots (POLL_LAGGING_CONCURRENCY), as Zabbix gives unreachable hosts pollers of their own. Such a board
+ * holds a slot for seconds per request; in the fast lane it would hold one of the slots healthy boards need.
+ */
+export const pollLaggingJob = defineJob({
+  name: 'boards.poll-lagging',
+  queue: 'polling-lagging',
+  payload: pollBatchPayload,
   retry: { attempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
   keepCompleted: 100,
 });

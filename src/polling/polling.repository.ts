@@ -8,9 +8,22 @@ const SCHEDULER_LOCK = 'tpfleet:poll-scheduler';
 
 export type PollTarget = Board & { lastUptimeSeconds: number | null };
 
+/** A board the scheduler claimed: its lease, its lane and which cadences are due. */
+export interface ClaimedBoard {
+  id: string;
+  lease: number;
+  lagging: boolean;
+  slow: boolean;
+  medium: boolean;
+}
+
 /** Everything one poll of one board changes, written for a whole batch in a few statements. */
 export interface PollWrite {
   boardId: string;
+  /** The lease the poll ran under: written only if it is still the board's (a newer claim drops this result). */
+  lease: number;
+  /** Poll the board in the lagging lane from now on (slow, or no answer). */
+  lagging: boolean;
   /** The poll is dropped if the credentials changed meanwhile (the result belongs to the old ones). */
   credentialVersion: number;
   polledAt: Date;
@@ -23,6 +36,8 @@ export interface PollWrite {
   nextPollAt: Date | null;
   bannedUntil: Date | null;
   aboutDue: boolean;
+  /** The poll got no answer at all (timeout, reset, refused connection): the lagging lane's sign. */
+  noAnswer: boolean;
   reading: {
     health?: unknown;
     thermal?: unknown;
@@ -47,32 +62,45 @@ export class PollingRepository {
    * Claims the boards whose poll is due and moves their next slot one interval on, in one statement, under a
    * transaction-scoped advisory lock. The lock makes one instance the scheduler per tick; the claim itself
    * (FOR UPDATE SKIP LOCKED + the UPDATE) would keep two schedulers from claiming the same board even without it.
+   * Each claimed board gets a new lease (`pollLease` + 1, held until `pollLeaseUntil`): a board whose lease has not
+   * run out is not claimed, so a poll slower than the interval is never joined by a second one, and a result is
+   * written only under the lease it was claimed with.
    * Phase is preserved (next = previous slot + interval) so the jitter given at registration keeps boards spread;
    * a board more than an interval late is re-spread at random within the next interval. The medium slot moves
    * (mediumEvery − ½) intervals on, so it falls due again on the mediumEvery-th poll from now.
    * Returns null when another instance holds the lock.
    */
-  async claimDue(
-    limit: number,
-    defaultIntervalSeconds: number,
-    slowIntervalSeconds: number,
+  async claimDue(options: {
+    limit: number;
+    defaultIntervalSeconds: number;
+    slowIntervalSeconds: number;
+    /** Lease length beyond the board's interval. */
+    leaseExtraSeconds: number;
     /** false: leave the firmware reads due (the slow lane is behind); they are claimed on a later tick. */
-    includeSlow = true,
-    mediumEvery: number = MEDIUM_POLL_EVERY,
-  ): Promise<Array<{ id: string; slow: boolean; medium: boolean }> | null> {
+    includeSlow?: boolean;
+    /** false: leave the lagging lane's boards due (that lane is behind). */
+    includeLagging?: boolean;
+    mediumEvery?: number;
+  }): Promise<ClaimedBoard[] | null> {
+    const { limit, defaultIntervalSeconds, slowIntervalSeconds, leaseExtraSeconds } = options;
+    const includeSlow = options.includeSlow ?? true;
+    const includeLagging = options.includeLagging ?? true;
+    const mediumEvery = options.mediumEvery ?? MEDIUM_POLL_EVERY;
     return this.prisma.$transaction(async (tx) => {
       const [lock] = await tx.$queryRaw<[{ locked: boolean }]>`
         SELECT pg_try_advisory_xact_lock(hashtext(${SCHEDULER_LOCK})) AS locked`;
       if (!lock?.locked) {
         return null;
       }
-      return tx.$queryRaw<Array<{ id: string; slow: boolean; medium: boolean }>>`
+      return tx.$queryRaw<ClaimedBoard[]>`
         WITH due AS (
           SELECT "id", ("nextSlowPollAt" <= now() AND ${includeSlow}) AS slow, "nextMediumPollAt" <= now() AS medium
           FROM "Board"
           WHERE "decommissionedAt" IS NULL
             AND "state" <> 'credentials_invalid'
             AND "nextPollAt" <= now()
+            AND ("pollLeaseUntil" IS NULL OR "pollLeaseUntil" <= now())
+            AND (NOT "pollLagging" OR ${includeLagging})
           ORDER BY "nextPollAt"
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -91,11 +119,42 @@ export class PollingRepository {
             WHEN due.medium THEN now() + make_interval(
               secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) * (${mediumEvery}::float8 - 0.5))
             ELSE b."nextMediumPollAt"
-          END
+          END,
+          "pollLease" = b."pollLease" + 1,
+          "pollLeaseUntil" = now() + make_interval(
+            secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) + ${leaseExtraSeconds}::float8)
         FROM due
         WHERE b."id" = due."id"
-        RETURNING b."id"::text AS id, due.slow AS slow, due.medium AS medium`;
+        RETURNING b."id"::text AS id, b."pollLease" AS lease, b."pollLagging" AS lagging, due.slow AS slow,
+          due.medium AS medium`;
     });
+  }
+
+  /**
+   * Leases boards outside the scheduler ("poll now", registration, jobs queued before leases existed): only those
+   * nobody holds. Returns the lease of each board it got.
+   */
+  async lease(ids: string[], seconds: number): Promise<Map<string, number>> {
+    if (ids.length === 0) {
+      return new Map();
+    }
+    const rows = await this.prisma.$queryRaw<Array<{ id: string; lease: number }>>`
+      UPDATE "Board" SET "pollLease" = "pollLease" + 1,
+        "pollLeaseUntil" = now() + make_interval(secs => ${seconds}::float8)
+      WHERE "id" = ANY(${ids}::uuid[]) AND ("pollLeaseUntil" IS NULL OR "pollLeaseUntil" <= now())
+      RETURNING "id"::text AS id, "pollLease" AS lease`;
+    return new Map(rows.map((r) => [r.id, r.lease]));
+  }
+
+  /** Gives back leases of boards not polled after all (decommissioned meanwhile, credentials refused, …). */
+  async releaseLeases(leases: Array<{ id: string; lease: number }>): Promise<void> {
+    if (leases.length === 0) {
+      return;
+    }
+    await this.prisma.$executeRaw`
+      UPDATE "Board" b SET "pollLeaseUntil" = NULL
+      FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS r(id uuid, lease int)
+      WHERE b."id" = r.id AND b."pollLease" = r.lease`;
   }
 
   /** The boards of one batch with the last uptime seen: one query, whatever the batch size (by the primary key). */
@@ -115,6 +174,10 @@ export class PollingRepository {
    * PostgreSQL runs to completion whether or not the final SELECT reads them. Rows travel as one JSON parameter per
    * table, so there is no per-board statement and no bound-parameter limit to split around. An empty list is `[]`
    * (no rows), which keeps the statement's text the same for every batch.
+   * A board's poll is written only under the lease it ran with and only if it is newer than the stored one; its
+   * readings, samples and events only with it (they join the boards actually written). So a result that lost its
+   * lease — a newer poll was claimed — changes nothing, and a transition is recorded once. Writing gives the lease
+   * back.
    */
   async applyPolls(writes: PollWrite[]): Promise<void> {
     if (writes.length === 0) {
@@ -128,6 +191,8 @@ export class PollingRepository {
       const at = w.polledAt.toISOString();
       boards.push({
         id: w.boardId,
+        lease: w.lease,
+        lagging: w.lagging,
         cv: w.credentialVersion,
         at,
         ok: w.succeeded,
@@ -171,7 +236,7 @@ export class PollingRepository {
       WITH board_rows AS (
         UPDATE "Board" b SET
           "lastPolledAt" = r.at,
-          "lastSuccessAt" = CASE WHEN r.ok THEN r.at ELSE b."lastSuccessAt" END,
+          "lastSuccessAt" = CASE WHEN r.ok THEN GREATEST(r.at, b."lastSuccessAt") ELSE b."lastSuccessAt" END,
           "state" = r.state::"BoardState",
           "stateSince" = CASE WHEN b."state"::text <> r.state THEN r.at ELSE b."stateSince" END,
           "stateReason" = r.reason,
@@ -179,11 +244,16 @@ export class PollingRepository {
           "nextPollAt" = COALESCE(r.next, b."nextPollAt"),
           "bannedUntil" = r.banned,
           "aboutDue" = r.about,
+          "pollLagging" = r.lagging,
+          "pollLeaseUntil" = NULL,
           "updatedAt" = now()
         FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(
-          id uuid, cv int, at timestamptz, ok boolean, state text, reason text, failures int,
-          next timestamptz, banned timestamptz, about boolean)
+          id uuid, lease int, lagging boolean, cv int, at timestamptz, ok boolean, state text, reason text,
+          failures int, next timestamptz, banned timestamptz, about boolean)
         WHERE b."id" = r.id AND b."credentialVersion" = r.cv AND b."decommissionedAt" IS NULL
+          AND b."pollLease" = r.lease
+          AND (b."lastPolledAt" IS NULL OR b."lastPolledAt" < r.at)
+        RETURNING b."id"
       ),
       reading_rows AS (
         INSERT INTO "BoardReading" ("boardId", "health", "healthAt", "thermal", "thermalAt", "firmwareCheck",
@@ -195,16 +265,21 @@ export class PollingRepository {
           id uuid, health jsonb, health_at timestamptz, thermal jsonb, thermal_at timestamptz, fw jsonb,
           fw_at timestamptz, slots jsonb, slots_at timestamptz, about jsonb, about_at timestamptz, cooling jsonb,
           cooling_at timestamptz, sdcard jsonb, sdcard_at timestamptz, uptime float8)
-        JOIN "Board" b ON b."id" = r.id
+        JOIN board_rows w ON w."id" = r.id
         ON CONFLICT ("boardId") DO UPDATE SET
           "health" = COALESCE(EXCLUDED."health", "BoardReading"."health"),
           "healthAt" = COALESCE(EXCLUDED."healthAt", "BoardReading"."healthAt"),
           "thermal" = COALESCE(EXCLUDED."thermal", "BoardReading"."thermal"),
           "thermalAt" = COALESCE(EXCLUDED."thermalAt", "BoardReading"."thermalAt"),
-          "firmwareCheck" = COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck"),
-          "firmwareAt" = COALESCE(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
-          "slots" = COALESCE(EXCLUDED."slots", "BoardReading"."slots"),
-          "slotsAt" = COALESCE(EXCLUDED."slotsAt", "BoardReading"."slotsAt"),
+          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
+              OR "BoardReading"."firmwareAt" IS NULL
+            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
+            ELSE "BoardReading"."firmwareCheck" END,
+          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
+          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
+            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
+            ELSE "BoardReading"."slots" END,
+          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt"),
           "about" = COALESCE(EXCLUDED."about", "BoardReading"."about"),
           "aboutAt" = COALESCE(EXCLUDED."aboutAt", "BoardReading"."aboutAt"),
           "cooling" = COALESCE(EXCLUDED."cooling", "BoardReading"."cooling"),
@@ -217,13 +292,14 @@ export class PollingRepository {
         INSERT INTO "ThermalSample" ("boardId", "sensor", "at", "temperatureC")
         SELECT r.id, r.sensor, r.at, r.t
         FROM jsonb_to_recordset(${JSON.stringify(samples)}::jsonb) AS r(id uuid, sensor text, at timestamptz, t float8)
+        JOIN board_rows w ON w."id" = r.id
       ),
       event_rows AS (
         INSERT INTO "BoardEvent" ("boardId", "at", "kind", "summary", "detail")
         SELECT r.id, r.at, r.kind, r.summary, r.detail
         FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(
           id uuid, at timestamptz, kind text, summary text, detail jsonb)
-        JOIN "Board" b ON b."id" = r.id
+        JOIN board_rows w ON w."id" = r.id
       )
       SELECT 1`;
   }
@@ -275,10 +351,15 @@ export class PollingRepository {
           id uuid, fw jsonb, fw_at timestamptz, slots jsonb, slots_at timestamptz)
         JOIN "Board" b ON b."id" = r.id
         ON CONFLICT ("boardId") DO UPDATE SET
-          "firmwareCheck" = COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck"),
-          "firmwareAt" = COALESCE(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
-          "slots" = COALESCE(EXCLUDED."slots", "BoardReading"."slots"),
-          "slotsAt" = COALESCE(EXCLUDED."slotsAt", "BoardReading"."slotsAt")
+          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
+              OR "BoardReading"."firmwareAt" IS NULL
+            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
+            ELSE "BoardReading"."firmwareCheck" END,
+          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
+          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
+            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
+            ELSE "BoardReading"."slots" END,
+          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt")
       ),
       event_rows AS (
         INSERT INTO "BoardEvent" ("boardId", "at", "kind", "summary", "detail")

@@ -1,16 +1,20 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { compactThermalJob, pollBatchJob, pollSlowJob } from './polling.jobs.js';
+import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository } from './polling.repository.js';
 import {
+  LEASE_REQUESTS,
   MAX_CLAIM_PER_TICK,
+  MAX_WAITING_LAGGING_BATCHES,
   MAX_WAITING_BATCHES,
   MAX_WAITING_SLOW_BATCHES,
   POLL_BATCH_SIZE,
-  THERMAL_COMPACT_EVERY_MS,
+  firstCompactionDelayMs,
   TICK_MS,
 } from './polling.settings.js';
+import { jobId } from '../jobs/job-id.js';
 
 /**
  * The polling clock. Every second it claims the boards that are due and enqueues poll-batch jobs; it never talks
@@ -20,11 +24,10 @@ import {
  * and deterministic job ids stay in BullMQ after completion, which would need per-tick ids and cleanup.
  */
 @Injectable()
-export class PollingScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+export class PollingScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(PollingScheduler.name);
-  private timer: NodeJS.Timeout | undefined;
   private running = false;
-  private lastCompaction = 0;
+  private nextCompactionAt = Infinity;
   /** Set by tests and the bench to stop the clock; the API still works. */
   enabled = true;
 
@@ -32,20 +35,14 @@ export class PollingScheduler implements OnApplicationBootstrap, OnModuleDestroy
     private readonly config: ConfigService,
     private readonly repository: PollingRepository,
     private readonly jobs: JobsService,
+    private readonly clocks: Clocks,
   ) {}
 
   onApplicationBootstrap(): void {
     // A quarter of the interval (at most a second): a due board waits at most that long to be claimed.
     const tickMs = Math.max(100, Math.min(TICK_MS, (this.config.polling.intervalSeconds * 1000) / 4));
-    this.timer = setInterval(() => void this.tick(), tickMs);
-    this.timer.unref();
-    this.lastCompaction = Date.now();
-  }
-
-  onModuleDestroy(): void {
-    if (this.timer) {
-      clearInterval(this.timer);
-    }
+    this.nextCompactionAt = Date.now() + firstCompactionDelayMs(this.config.polling.thermalCompactIntervalSeconds);
+    this.clocks.every('polling', tickMs, () => this.tick());
   }
 
   /** One scheduling round; returns the number of boards enqueued (tests call it directly). */
@@ -62,32 +59,49 @@ export class PollingScheduler implements OnApplicationBootstrap, OnModuleDestroy
         return 0;
       }
       const slowWaiting = await this.jobs.queue(pollSlowJob.queue).getWaitingCount();
-      const claimed = await this.repository.claimDue(
-        MAX_CLAIM_PER_TICK,
-        this.config.polling.intervalSeconds,
-        this.config.polling.slowIntervalSeconds,
-        slowWaiting <= MAX_WAITING_SLOW_BATCHES,
-      );
+      const laggingWaiting = await this.jobs.queue(pollLaggingJob.queue).getWaitingCount();
+      const claimed = await this.repository.claimDue({
+        limit: MAX_CLAIM_PER_TICK,
+        defaultIntervalSeconds: this.config.polling.intervalSeconds,
+        slowIntervalSeconds: this.config.polling.slowIntervalSeconds,
+        leaseExtraSeconds: (LEASE_REQUESTS * this.config.polling.timeoutMs) / 1000,
+        includeSlow: slowWaiting <= MAX_WAITING_SLOW_BATCHES,
+        // A lagging lane that fell behind leaves its boards due; the fast lane is claimed as usual.
+        includeLagging: laggingWaiting <= MAX_WAITING_LAGGING_BATCHES,
+      });
       if (claimed === null) {
         return 0; // another instance is the scheduler this tick
       }
-      if (Date.now() - this.lastCompaction >= THERMAL_COMPACT_EVERY_MS) {
-        this.lastCompaction = Date.now();
-        const slot = Math.floor(Date.now() / THERMAL_COMPACT_EVERY_MS);
-        await this.jobs.enqueue(compactThermalJob, {}, { jobId: `compact-thermal:${slot}` });
+      if (Date.now() >= this.nextCompactionAt) {
+        const everyMs = this.config.polling.thermalCompactIntervalSeconds * 1000;
+        this.nextCompactionAt = Date.now() + everyMs;
+        // One job per interval slot even when several instances take turns scheduling.
+        const slot = Math.floor(Date.now() / everyMs);
+        await this.jobs.enqueue(compactThermalJob, {}, { jobId: jobId('compact-thermal', everyMs, slot) });
       }
       if (claimed.length === 0) {
         return 0;
       }
-      // Fast lane: /health and /thermal (and /cooling, /sdcard when due). Slow lane: the firmware reads, as jobs of
-      // their own queue, so an update check waiting on a board's uplink never delays a health poll.
-      const fast = claimed.map((c) => ({ id: c.id, slow: false, medium: c.medium }));
-      const slow = claimed.filter((c) => c.slow).map((c) => c.id);
-      const batches = [];
-      for (let i = 0; i < fast.length; i += POLL_BATCH_SIZE) {
-        batches.push({ payload: { boards: fast.slice(i, i + POLL_BATCH_SIZE) } });
+      // Fast lane: /health and /thermal (and /cooling, /sdcard when due), for boards that answered promptly last time.
+      // Lagging lane: the same poll for boards that were slow or did not answer, in a queue with slots of their own.
+      // Slow lane: the firmware reads, as jobs of their own queue, so an update check waiting on a board's uplink
+      // never delays a health poll.
+      for (const [job, lagging] of [
+        [pollBatchJob, false],
+        [pollLaggingJob, true],
+      ] as const) {
+        const lane = claimed
+          .filter((c) => c.lagging === lagging)
+          .map((c) => ({ id: c.id, slow: false, medium: c.medium, lease: c.lease }));
+        const batches = [];
+        for (let i = 0; i < lane.length; i += POLL_BATCH_SIZE) {
+          batches.push({ payload: { boards: lane.slice(i, i + POLL_BATCH_SIZE) } });
+        }
+        if (batches.length) {
+          await this.jobs.enqueueMany(job, batches);
+        }
       }
-      await this.jobs.enqueueMany(pollBatchJob, batches);
+      const slow = claimed.filter((c) => c.slow).map((c) => c.id);
       const slowBatches = [];
       for (let i = 0; i < slow.length; i += POLL_BATCH_SIZE) {
         slowBatches.push({ payload: { boards: slow.slice(i, i + POLL_BATCH_SIZE) } });

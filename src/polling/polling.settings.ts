@@ -20,6 +20,27 @@ export const TICK_MS = 1000;
  * claimed once the lane catches up (a lane slower than its boards' schedule must not grow a queue without end).
  */
 export const MAX_WAITING_SLOW_BATCHES = 20;
+/** Boards of the lagging lane are not claimed while this many lagging batches wait (they stay due, as above). */
+export const MAX_WAITING_LAGGING_BATCHES = 20;
+/**
+ * A poll that took at least this share of the request timeout moves its board to the lagging lane (as does one that
+ * got no answer): healthy boards answer in milliseconds, so a board that needs a quarter of the timeout would hold a
+ * fast-lane slot for hundreds of healthy polls' worth of time. One quick, answered poll brings it back.
+ */
+export const LAGGING_SHARE_OF_TIMEOUT = 0.25;
+/**
+ * How long a claim holds a board, beyond its interval (which covers waiting in the queue behind at most
+ * MAX_WAITING_BATCHES): a poll makes at most 8 requests in a row (login, detection's about and its fallback,
+ * health, thermal, cooling, sdcard, a re-login), each within the request timeout. A lease that runs out lets the
+ * board be claimed again; the late poll's result is then dropped at write, so expiry costs a poll, never order.
+ */
+export const LEASE_REQUESTS = 8;
+/**
+ * Results of a batch are written as they come: the first one ready waits this long for others to join it in one
+ * statement, so a batch costs a few writes instead of one, and a healthy board's result never waits for the batch's
+ * slowest board (which took the whole timeout, or longer, before).
+ */
+export const WRITE_LINGER_MS = 100;
 /**
  * /cooling and /sdcard are read on every MEDIUM_POLL_EVERY-th fast poll. They change slowly (a held governor, a
  * filling card) and their rules dwell for minutes, while every extra request per poll costs the fleet
@@ -29,7 +50,15 @@ export const MEDIUM_POLL_EVERY = 4;
 
 // Thermal history: raw samples, rolled into 5-minute means (retention: THERMAL_*_RETENTION_* settings).
 export const THERMAL_BUCKET_SECONDS = 300;
-export const THERMAL_COMPACT_EVERY_MS = 5 * 60 * 1000;
+
+/**
+ * The first compaction after start comes after a minute (or the interval, when shorter), not a whole interval: a
+ * fresh fleet manager shows 5-minute means of its boards within minutes (the current bucket's mean is recomputed as
+ * it fills), and a manager restarted more often than its interval still compacts.
+ */
+export function firstCompactionDelayMs(intervalSeconds: number): number {
+  return Math.min(intervalSeconds, 60) * 1000;
+}
 
 export function reachabilityPolicy(polling: AppConfig['polling'], intervalSeconds?: number | null): ReachabilityPolicy {
   return {

@@ -1,63 +1,40 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { DetectedBoard } from '@tpfleet/board-api/client';
-import { capabilities } from '@tpfleet/board-api/client';
+import { factsOf } from '../boards/board-facts.js';
+import { Limiter } from '../common/concurrency.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
+import type { BoardPoller } from '../boards/board-poller.port.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { pollBoard, readSlow, type PollDeps, type PollDue } from './board-poller.js';
-import { compactThermalJob, pollBatchJob, pollSlowJob } from './polling.jobs.js';
+import { BatchWriter } from './batch-writer.js';
+import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
-import { reachabilityPolicy, THERMAL_BUCKET_SECONDS } from './polling.settings.js';
-
-/** Bounded concurrency shared by every poll-batch job in this process (POLL_CONCURRENCY boards at once). */
-class Semaphore {
-  private waiting: Array<() => void> = [];
-  private free: number;
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.free > 0) {
-      this.free--;
-    } else {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) {
-        next();
-      } else {
-        this.free++;
-      }
-    }
-  }
-}
+import {
+  LAGGING_SHARE_OF_TIMEOUT,
+  LEASE_REQUESTS,
+  reachabilityPolicy,
+  THERMAL_BUCKET_SECONDS,
+  WRITE_LINGER_MS,
+} from './polling.settings.js';
 
 const SKIPPED_BY_SLOW_LANE = new Set(['credentials_invalid', 'unreachable', 'banned']);
 
-export function factsOf(detected: DetectedBoard) {
-  return {
-    dialect: detected.dialect,
-    model: detected.about.board_model || null,
-    serial: detected.about.board_serial ?? null,
-    daemonVersion: detected.version,
-    firmwareVersion: detected.about.version === 'unknown' ? null : detected.about.version,
-    capabilities: [...capabilities(detected.dialect, detected.version)].sort(),
-  };
-}
-
-/** Runs poll-batch jobs: load the batch (one query), poll each board, write the batch (one transaction). */
+/**
+ * Runs poll-batch jobs (fast and lagging lane): load the batch (one query), poll each board under the lease its claim
+ * gave, write the results as they come (one statement per group).
+ */
 @Injectable()
-export class PollingWorker {
+export class PollingWorker implements BoardPoller {
   private readonly logger = new Logger(PollingWorker.name);
-  private readonly limiter: Semaphore;
+  /** Shared by every poll-batch job in this process (POLL_CONCURRENCY boards at once). */
+  private readonly limiter: Limiter;
   /** The slow lane's own bound (POLL_SLOW_CONCURRENCY): its waits never take a fast-lane slot. */
-  private readonly slowLimiter: Semaphore;
+  private readonly slowLimiter: Limiter;
+  /** The lagging lane's own bound (POLL_LAGGING_CONCURRENCY): slow and dead boards wait here, not in the fast lane. */
+  private readonly laggingLimiter: Limiter;
   /** Boards being polled by this process: a second claim of the same board (e.g. "poll now") waits its turn. */
   private readonly inFlight = new Set<string>();
 
@@ -68,14 +45,22 @@ export class PollingWorker {
     private readonly metrics: MetricsService,
     private readonly jobs: JobsService,
   ) {
-    this.limiter = new Semaphore(config.polling.concurrency);
-    this.slowLimiter = new Semaphore(config.polling.slowConcurrency);
+    this.limiter = new Limiter(config.polling.concurrency);
+    this.slowLimiter = new Limiter(config.polling.slowConcurrency);
+    this.laggingLimiter = new Limiter(config.polling.laggingConcurrency);
   }
 
   @JobHandler(pollBatchJob)
   async pollBatch(payload: JobPayload<typeof pollBatchJob>): Promise<{ polled: number; failed: number }> {
-    const result = await this.pollTargets(payload.boards);
+    const result = await this.pollTargets(payload.boards, this.limiter);
     this.metrics.jobOutcomes.inc({ job: pollBatchJob.name, outcome: 'completed' });
+    return result;
+  }
+
+  @JobHandler(pollLaggingJob)
+  async pollLagging(payload: JobPayload<typeof pollLaggingJob>): Promise<{ polled: number; failed: number }> {
+    const result = await this.pollTargets(payload.boards, this.laggingLimiter);
+    this.metrics.jobOutcomes.inc({ job: pollLaggingJob.name, outcome: 'completed' });
     return result;
   }
 
@@ -104,19 +89,59 @@ export class PollingWorker {
    * Polls these boards now, in the caller: health, thermal, cooling, sdcard and /about when due. The firmware reads
    * are made too ("poll now" asks for everything), or with `firmware: 'queued'` (registration) handed to the slow
    * lane at once, so an update check waiting on an air-gapped board's uplink does not hold up the answer.
+   * A board another poll holds (the scheduler's, another request's) is polled once that poll has written, if that
+   * comes within the request timeout; otherwise its stored state is what the caller gets.
    */
   async pollNow(ids: string[], options: { firmware: 'inline' | 'queued' } = { firmware: 'inline' }): Promise<void> {
     const inline = options.firmware === 'inline';
-    await this.pollTargets(ids.map((id) => ({ id, slow: inline, medium: true })));
+    const leases = await this.leaseWaiting(ids, this.config.polling.timeoutMs);
+    const leased = ids.filter((id) => leases.has(id));
+    if (leased.length) {
+      await this.pollTargets(
+        leased.map((id) => ({ id, slow: inline, medium: true, lease: leases.get(id) })),
+        this.limiter,
+      );
+    }
     if (!inline && ids.length) {
       await this.jobs.enqueue(pollSlowJob, { boards: ids });
     }
   }
 
+  private leaseSeconds(): number {
+    return this.config.polling.intervalSeconds + (LEASE_REQUESTS * this.config.polling.timeoutMs) / 1000;
+  }
+
+  /** Leases the boards, retrying those held by another poll until `waitMs` has passed. */
+  private async leaseWaiting(ids: string[], waitMs: number): Promise<Map<string, number>> {
+    const got = new Map<string, number>();
+    const deadline = Date.now() + waitMs;
+    let missing = ids;
+    for (;;) {
+      for (const [id, lease] of await this.repository.lease(missing, this.leaseSeconds())) {
+        got.set(id, lease);
+      }
+      missing = missing.filter((id) => !got.has(id));
+      if (missing.length === 0 || Date.now() >= deadline) {
+        return got;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   private async pollTargets(
-    boards: Array<{ id: string; slow: boolean; medium?: boolean | undefined }>,
+    boards: Array<{ id: string; slow: boolean; medium?: boolean | undefined; lease?: number | undefined }>,
+    limiter: Limiter,
   ): Promise<{ polled: number; failed: number }> {
-    const due = new Map(boards.map((b) => [b.id, { slow: b.slow, medium: b.medium ?? false }]));
+    // Jobs enqueued before leases existed carry none: they take one now, or leave the board to whoever holds it.
+    const unleased = boards.filter((b) => b.lease === undefined).map((b) => b.id);
+    const late = unleased.length ? await this.repository.lease(unleased, this.leaseSeconds()) : new Map();
+    const due = new Map<string, { slow: boolean; medium: boolean; lease: number }>();
+    for (const b of boards) {
+      const lease = b.lease ?? late.get(b.id);
+      if (lease !== undefined) {
+        due.set(b.id, { slow: b.slow, medium: b.medium ?? false, lease });
+      }
+    }
     const targets = await this.repository.loadTargets([...due.keys()]);
     const deps: PollDeps = {
       client: (t) => this.clients.client(t),
@@ -124,43 +149,68 @@ export class PollingWorker {
       saveFacts: (t, detected) => this.repository.updateFacts(t.id, factsOf(detected)),
       observe: (op, seconds, reason) => this.metrics.observeOperation(op, seconds, reason),
     };
-    const writes = await Promise.all(
-      targets
-        // The state may have changed since the claim (decommissioned, credentials refused meanwhile).
-        .filter((t) => t.decommissionedAt === null && t.state !== 'credentials_invalid')
-        .map((t) => this.limiter.run(() => this.pollOne(t, due.get(t.id) ?? { slow: false, medium: false }, deps))),
-    );
-    const done = writes.filter((w): w is PollWrite => w !== null);
-    await this.repository.applyPolls(done);
-    const byId = new Map(targets.map((t) => [t.id, t]));
-    for (const w of done) {
-      this.metrics.polls.inc({ state: w.state });
-      const previous = byId.get(w.boardId)?.lastPolledAt;
-      if (previous) {
-        this.metrics.staleness.observe((w.polledAt.getTime() - previous.getTime()) / 1000);
+    const previous = new Map(targets.map((t) => [t.id, t.lastPolledAt]));
+    let polled = 0;
+    let failed = 0;
+    // Results are written as they come (WRITE_LINGER_MS gathers those ready together): a board that answers in
+    // milliseconds is not kept waiting for its batch's slowest board.
+    const writer = new BatchWriter<PollWrite>(async (rows) => {
+      await this.repository.applyPolls(rows);
+      for (const w of rows) {
+        polled++;
+        failed += w.succeeded ? 0 : 1;
+        this.metrics.polls.inc({ state: w.state });
+        const before = previous.get(w.boardId);
+        if (before) {
+          this.metrics.staleness.observe((w.polledAt.getTime() - before.getTime()) / 1000);
+        }
       }
-    }
-    return { polled: done.length, failed: done.filter((w) => !w.succeeded).length };
+    }, WRITE_LINGER_MS);
+    const skipped: Array<{ id: string; lease: number }> = [];
+    await Promise.all(
+      targets.map(async (t) => {
+        const d = due.get(t.id)!;
+        // The state may have changed since the claim (decommissioned, credentials refused meanwhile).
+        const write =
+          t.decommissionedAt === null && t.state !== 'credentials_invalid'
+            ? await limiter.run(() => this.pollOne(t, d, deps))
+            : null;
+        if (write) {
+          writer.add(write);
+        } else {
+          skipped.push({ id: t.id, lease: d.lease });
+        }
+      }),
+    );
+    await writer.close();
+    await this.repository.releaseLeases(skipped);
+    return { polled, failed };
   }
 
-  private async pollOne(target: PollTarget, due: PollDue, deps: PollDeps): Promise<PollWrite | null> {
+  private async pollOne(
+    target: PollTarget,
+    due: PollDue & { lease: number },
+    deps: PollDeps,
+  ): Promise<PollWrite | null> {
     // Two overlapping polls of one board could each log in; with a wrong password that is two failures towards
     // the board's ban. One poll per board at a time, and never a second login with refused credentials.
-    if (this.inFlight.has(target.id) || this.clients.isRefused(target)) {
+    if (this.inFlight.has(target.id) || this.clients.withheld(target)) {
       return null;
     }
     this.inFlight.add(target.id);
+    const started = performance.now();
     try {
-      const write = await pollBoard(
+      const polled = await pollBoard(
         target,
         due,
         reachabilityPolicy(this.config.polling, target.pollIntervalSeconds),
         deps,
       );
-      if (write.state === 'credentials_invalid') {
+      if (polled.state === 'credentials_invalid') {
         this.clients.markRefused(target);
       }
-      return write;
+      const slow = performance.now() - started >= LAGGING_SHARE_OF_TIMEOUT * this.config.polling.timeoutMs;
+      return { ...polled, lease: due.lease, lagging: polled.noAnswer || slow };
     } catch (err) {
       // A bug or a corrupt credential must not sink the other boards of the batch.
       this.logger.error(

@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
-import { ConfigService, currentConfig } from '../config/config.service.js';
+import { ConfigService } from '../config/config.service.js';
 import { QueueHealth, HEALTH_QUEUE } from './queue.health.js';
 import { queueRootOptions } from './queue.options.js';
 
@@ -10,8 +10,7 @@ import { queueRootOptions } from './queue.options.js';
   imports: [
     BullModule.forRootAsync({
       inject: [ConfigService],
-      // ConfigService is only a view of the loaded configuration; the options need the whole of it.
-      useFactory: () => queueRootOptions(currentConfig()),
+      useFactory: (config: ConfigService) => queueRootOptions(config.all),
     }),
     BullModule.registerQueue({ name: HEALTH_QUEUE }),
   ],

@@ -1,7 +1,7 @@
 // How BullMQ connects, decided once from the configuration: Redis when REDIS_URL is set, otherwise BullMQ's
 // PostgreSQL backend in schema `bullmq` of the application database.
 import { createPostgresBackend, setDefaultBackendFactory, type QueueOptions } from 'bullmq';
-import { currentConfig, type AppConfig, type Role } from '../config/config.service.js';
+import type { AppConfig, Role } from '../config/config.service.js';
 
 export type QueueBackend = 'redis' | 'postgres';
 
@@ -40,20 +40,12 @@ export function queueRootOptions(config: AppConfig): QueueOptions {
 
 /**
  * Seconds a worker waits on an empty queue before looking again. NOTIFY does not cross pglite-socket, so an
- * embedded worker only notices new jobs when this wait ends: keep it short there (pitfall 14 in stack.md).
+ * embedded worker only notices new jobs when this wait ends: keep it short there.
  */
-export function workerDrainDelay(config: AppConfig = currentConfig()): number {
+export function workerDrainDelay(config: AppConfig): number {
   return config.database.embedded && config.redis.url === null ? 0.2 : 5;
 }
 
 export function runsWorkers(role: Role): boolean {
   return role !== 'api';
-}
-
-/**
- * Options for `@Processor(queue, workerOptions())` or `new Worker(...)`: the right drainDelay, and workers that
- * only start in the worker and all roles. Decorators run when AppModule is imported, after main.ts loaded the config.
- */
-export function workerOptions(config: AppConfig = currentConfig()): { autorun: boolean; drainDelay: number } {
-  return { autorun: runsWorkers(config.role), drainDelay: workerDrainDelay(config) };
 }

@@ -237,6 +237,10 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     expect(metrics).toMatch(/bmcd_node_power_state\{node="node3"\} 1/);
     expect(metrics).toMatch(/bmcd_node_power_state\{node="node4"\} 0/);
     expect(metrics).toMatch(/bmcd_node_usb_boot_armed\{node="node3"\} 1/);
+    // The fleet reads the power back from the board (a viewer may ask).
+    const power = await api('GET', `/api/v1/boards/${fork.body.id}/nodes`);
+    expect(power.status).toBe(200);
+    expect(power.body.nodes.map((n: { power: string }) => n.power)).toEqual(['off', 'off', 'on', 'off']);
     expect(metrics).toMatch(/bmcd_node_usb_boot_armed\{node="node4"\} 0/);
     const calls = await rack.control('GET', '/rack/boards/51/calls');
     expect(calls.body.succeeded).toMatchObject({ postPower: 1, postUsbBoot: 1, postReset: 1 });

@@ -1,71 +1,22 @@
 // Boards serve self-signed certificates; the fleet manager pins each board's certificate on first use. A board
 // that comes back with another certificate (replaced, re-keyed, or someone in between) is refused before any
 // credential is sent, until an admin trusts the new one. Real PostgreSQL, Redis and `board-agent --tls` processes.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { requireRedis } from '../support/redis.js';
 import { apiClient, waitFor } from './api.js';
+import {
+  presentedFingerprint as fingerprintOn,
+  randomPort,
+  startTlsBoard as startOn,
+  type TlsBoard,
+} from './tls-board.js';
 
 const redis = requireRedis();
-// One port for both boards (the second takes the first's place), below Linux's ephemeral range.
-const PORT = 20000 + Math.floor(Math.random() * 12000);
-
-interface TlsBoard {
-  process: ChildProcess;
-  dir: string;
-  stop(): Promise<void>;
-}
-
-async function startTlsBoard(): Promise<TlsBoard> {
-  const dir = mkdtempSync(join(tmpdir(), 'tpfleet-tls-'));
-  const child = spawn(
-    process.execPath,
-    ['apps/agent/bin/board-agent.js', '--simulate', '--port', String(PORT), '--state-dir', dir, '--tls'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`board did not start: ${out}`)), 20_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('listening on https://')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`board exited ${code}: ${out}`)));
-  });
-  return {
-    process: child,
-    dir,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** The SHA-256 fingerprint of the certificate served on PORT, read with a TLS handshake of our own. */
-function presentedFingerprint(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port: PORT, rejectUnauthorized: false }, () => {
-      resolve(socket.getPeerCertificate().fingerprint256);
-      socket.end();
-    });
-    socket.once('error', reject);
-  });
-}
+// One port for both boards (the second takes the first's place).
+const PORT = randomPort();
+const startTlsBoard = () => startOn(PORT);
+const presentedFingerprint = () => fingerprintOn(PORT);
 
 redis.describe('TLS certificate pinning', () => {
   let app: TestApp;

@@ -93,6 +93,9 @@ describe('migration runner (WASM schema engine)', () => {
     await writeFile(paths.schema, schema.replace('name String', 'name String\n  size Int @default(1)'));
     const name = await migrateDev(factory(), 'add_size', { paths, createOnly: true });
     expect(name).toMatch(/_add_size$/);
+    // Created after init, so it sorts after init, even within the same second (names are the apply order).
+    const [, last] = (await readdir(paths.migrations)).filter((n) => n !== 'migration_lock.toml').sort();
+    expect(last).toBe(name);
     expect(await readFile(join(paths.migrations, name as string, 'migration.sql'), 'utf8')).toContain(
       'ADD COLUMN     "size" INTEGER NOT NULL DEFAULT 1',
     );

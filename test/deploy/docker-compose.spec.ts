@@ -4,6 +4,7 @@
 // Compose schema, offline; without it that one test is skipped, saying so.
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { envSchema } from '../../src/config/config.schema.js';
@@ -22,6 +23,8 @@ const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true 
   services: Record<string, Service>;
 };
 const s = compose.services;
+// docker-compose runs with only these variables, so the secrets are exactly what a test gives it.
+const PLAIN_ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp' };
 const hasCompose = spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0;
 
 describe('docker-compose.yml', () => {
@@ -48,11 +51,18 @@ describe('docker-compose.yml', () => {
       expect(env.DATABASE_URL).toMatch(/@postgres:5432\//);
       expect(env.REDIS_URL).toBe('redis://redis:6379');
       expect(env.HOST).toBe('0.0.0.0');
-      // Defaults of ${VAR:-default} substitutions must themselves pass the configuration schema.
+      // The secrets have no default: compose refuses to start without them (${VAR:?message}).
+      expect(env.BOOTSTRAP_ADMIN_TOKEN).toMatch(/^\$\{BOOTSTRAP_ADMIN_TOKEN:\?set BOOTSTRAP_ADMIN_TOKEN .*\}$/);
+      expect(env.SECRET_KEY).toMatch(/^\$\{SECRET_KEY:\?set SECRET_KEY .*\}$/);
+      // Defaults of ${VAR:-default} substitutions must themselves pass the configuration schema (with secrets given).
       const resolved = Object.fromEntries(
         Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{\w+:-([^}]*)\}/g, '$1')]),
       );
-      expect(envSchema.safeParse(resolved).success).toBe(true);
+      const secrets = {
+        BOOTSTRAP_ADMIN_TOKEN: randomBytes(24).toString('hex'),
+        SECRET_KEY: randomBytes(32).toString('base64'),
+      };
+      expect(envSchema.safeParse({ ...resolved, ...secrets }).success).toBe(true);
     }
   });
 
@@ -82,9 +92,24 @@ describe('docker-compose.yml', () => {
   (hasCompose ? it : it.skip)(
     `is valid Compose${hasCompose ? '' : ' [skipped: docker-compose is not installed; .ci/run installs it]'}`,
     () => {
-      const r = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '--quiet'], { encoding: 'utf8' });
+      const secrets = {
+        BOOTSTRAP_ADMIN_TOKEN: randomBytes(24).toString('hex'),
+        SECRET_KEY: randomBytes(32).toString('base64'),
+      };
+      const r = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '--quiet'], {
+        encoding: 'utf8',
+        env: { ...PLAIN_ENV, ...secrets },
+      });
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
+      // Without the secrets compose refuses, naming them (no known token or key to fall back on).
+      const refused = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '--quiet'], {
+        encoding: 'utf8',
+        env: PLAIN_ENV,
+        cwd: process.cwd(),
+      });
+      expect(refused.status).not.toBe(0);
+      expect(refused.stderr).toMatch(/BOOTSTRAP_ADMIN_TOKEN|SECRET_KEY/);
     },
   );
 });

@@ -1,14 +1,17 @@
 // The scheduler's claim against real PostgreSQL: a claim moves each due board's next poll on; firmware reads are
-// claimed only while the slow lane keeps up, and otherwise stay due for a later tick instead of being skipped.
+// claimed only while the slow lane keeps up, and otherwise stay due for a later tick instead of being skipped. A
+// claim leases the board: not claimed again while the lease runs, and a result is written only under its lease and
+// only if it is newer than the stored one.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { PollingRepository } from '../../src/polling/polling.repository.js';
+import { PollingRepository, type PollWrite } from '../../src/polling/polling.repository.js';
 import { PollingScheduler } from '../../src/polling/polling.scheduler.js';
 import { apiClient } from '../boards/api.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { requireRedis } from '../support/redis.js';
 
 const redis = requireRedis();
+const CLAIM = { limit: 100, defaultIntervalSeconds: 15, slowIntervalSeconds: 3600, leaseExtraSeconds: 40 };
 
 redis.describe('claiming due boards', () => {
   let app: TestApp;
@@ -42,15 +45,79 @@ redis.describe('claiming due boards', () => {
   it('leaves the firmware reads due while the slow lane is behind, and claims them once it catches up', async () => {
     const repository = app.app.get(PollingRepository);
     await makeDue();
-    const behind = await repository.claimDue(100, 15, 3600, false);
-    expect(behind).toEqual([{ id, slow: false, medium: expect.any(Boolean) }]);
+    const behind = await repository.claimDue({ ...CLAIM, includeSlow: false });
+    expect(behind).toEqual([{ id, slow: false, medium: expect.any(Boolean), lease: 1, lagging: false }]);
     expect((await slowAt()).getTime()).toBeLessThanOrEqual(Date.now()); // still due
 
-    await sql.query(`UPDATE "Board" SET "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`, [id]);
-    const caughtUp = await repository.claimDue(100, 15, 3600, true);
-    expect(caughtUp).toEqual([{ id, slow: true, medium: expect.any(Boolean) }]);
+    await sql.query(
+      `UPDATE "Board" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "id" = $1`,
+      [id],
+    );
+    const caughtUp = await repository.claimDue(CLAIM);
+    expect(caughtUp).toEqual([{ id, slow: true, medium: expect.any(Boolean), lease: 2, lagging: false }]);
     expect((await slowAt()).getTime()).toBeGreaterThan(Date.now() + 3000 * 1000); // an interval (±10 %) on
     // Claimed: not due again this tick.
-    expect(await repository.claimDue(100, 15, 3600, true)).toEqual([]);
+    expect(await repository.claimDue(CLAIM)).toEqual([]);
+  });
+
+  const write = (lease: number, polledAt: Date, state = 'online'): PollWrite => ({
+    boardId: id,
+    lease,
+    lagging: false,
+    credentialVersion: 1,
+    polledAt,
+    succeeded: true,
+    state,
+    stateChanged: true,
+    stateReason: null,
+    consecutiveFailures: 0,
+    nextPollAt: null,
+    bannedUntil: null,
+    aboutDue: false,
+    noAnswer: false,
+    reading: { health: { uptime_seconds: 1 } },
+    thermalSamples: [{ sensor: 'cpu', temperatureC: 40 }],
+    events: [{ kind: 'state', summary: `x → ${state}` }],
+  });
+  const row = async () =>
+    (
+      await sql.query<{ success: Date | null; lease: number; until: Date | null; state: string; events: number }>(
+        `SELECT "lastSuccessAt" AS success, "pollLease" AS lease, "pollLeaseUntil" AS until, "state"::text AS state,
+           (SELECT count(*)::int FROM "BoardEvent" e WHERE e."boardId" = b."id" AND e."kind" = 'state') AS events
+         FROM "Board" b WHERE "id" = $1`,
+        [id],
+      )
+    ).rows[0]!;
+
+  it('does not claim a leased board, and writes only under the current lease and only forward in time', async () => {
+    const repository = app.app.get(PollingRepository);
+    await sql.query(
+      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`,
+      [id],
+    );
+    const [first] = (await repository.claimDue(CLAIM))!;
+    expect(first).toMatchObject({ id });
+    // Due again (a poll slower than its interval), but still leased: not claimed a second time.
+    await sql.query(`UPDATE "Board" SET "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`, [id]);
+    expect(await repository.claimDue(CLAIM)).toEqual([]);
+    // The lease ran out (a worker died): claimed again, with a new lease.
+    await sql.query(`UPDATE "Board" SET "pollLeaseUntil" = now() - interval '1 ms' WHERE "id" = $1`, [id]);
+    const [second] = (await repository.claimDue(CLAIM))!;
+    expect(second!.lease).toBe(first!.lease + 1);
+    const before = await row();
+
+    // The first poll comes back late: its lease is gone, nothing it found is written (state, event, sample).
+    const t0 = new Date();
+    await repository.applyPolls([write(first!.lease, t0, 'degraded')]);
+    expect(await row()).toEqual(before);
+
+    // The current lease's result is written, and gives the lease back.
+    const t1 = new Date(t0.getTime() + 1000);
+    await repository.applyPolls([write(second!.lease, t1)]);
+    expect(await row()).toMatchObject({ success: t1, until: null, state: 'online', events: before.events + 1 });
+
+    // An older result under the same lease (two writes of one poll group out of order) never moves time back.
+    await repository.applyPolls([write(second!.lease, t0, 'degraded')]);
+    expect(await row()).toMatchObject({ success: t1, state: 'online', events: before.events + 1 });
   });
 });

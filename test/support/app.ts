@@ -1,12 +1,14 @@
 // Boots the whole fleet manager for an e2e file, on its own database and queue prefix:
 //   const app = await startTestApp();  ...  afterAll(() => app.close());
 import 'reflect-metadata';
+import { createHash } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { parseConfig, setConfig, type AppConfig } from '../../src/config/config.service.js';
+import { parseConfig, type AppConfig } from '../../src/config/config.service.js';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from './database.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
-export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+// A fixed key for tests that is not patterned (the configuration refuses all-equal bytes and the like).
+export const TEST_SECRET_KEY = createHash('sha256').update('tpfleet test key').digest('base64');
 
 export interface TestApp {
   baseUrl: string;
@@ -27,26 +29,23 @@ export interface TestAppOptions {
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = opts.db ?? (await createTestDatabase());
-  const config = setConfig(
-    parseConfig({
-      DATABASE_URL: db.url,
-      REDIS_URL: opts.redisUrl,
-      QUEUE_PREFIX: testQueuePrefix(),
-      BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      SECRET_KEY: TEST_SECRET_KEY,
-      LOG_LEVEL: 'warn',
-      ...opts.env,
-    }),
-  );
+  const config = parseConfig({
+    DATABASE_URL: db.url,
+    REDIS_URL: opts.redisUrl,
+    QUEUE_PREFIX: testQueuePrefix(),
+    BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SECRET_KEY: TEST_SECRET_KEY,
+    LOG_LEVEL: 'warn',
+    ...opts.env,
+  });
   // The embedded test database is PGlite behind a socket too: its workers need the short drainDelay.
   if (db.embedded) {
     config.database.embedded = true;
   }
-  // Imported only now: the module graph reads the configuration installed above.
   const { NestFactory } = await import('@nestjs/core');
   const { AppModule } = await import('../../src/app.module.js');
   const { configureHttpApp, createFastifyAdapter } = await import('../../src/common/http-setup.js');
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
     logger: ['error', 'warn'],
   });
   configureHttpApp(app);

@@ -9,6 +9,9 @@ export const testEnv = {
     (process.env.TEST_REDIS_URL ? null : 'TEST_REDIS_URL is not set (run the tests with `npm test`)'),
 };
 
+/** `CONSOLE_SCREENSHOTS=1`: the console's browser test refreshes the README's screenshots in docs/console. */
+export const REFRESH_CONSOLE_SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+
 /** The migrated template database of this run (named by global-setup.ts after a hash of the migrations). */
 export const TEMPLATE_DB = process.env.TEST_TEMPLATE_DB || 'tpfleet_test_template';
 

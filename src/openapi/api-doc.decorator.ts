@@ -13,6 +13,8 @@ export interface ApiDocOptions {
   status?: number;
   /** The success body is text (e.g. Prometheus exposition, HTML). */
   responseText?: boolean;
+  /** Not an API operation (the console's pages and files): left out of the document. */
+  hidden?: boolean;
 }
 
 /**

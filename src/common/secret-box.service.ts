@@ -13,6 +13,8 @@ export class SecretKeyUnknownError extends Error {
 }
 
 const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
 /** Short, non-secret fingerprint of a key, stored beside each ciphertext so rotation knows what to re-seal. */
 export function keyId(key: Buffer): string {
@@ -41,8 +43,10 @@ export class SecretBox {
   }
 
   seal(plaintext: string, context: string): Sealed {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentKeyId) as Buffer, iv);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentKeyId) as Buffer, iv, {
+      authTagLength: TAG_BYTES,
+    });
     cipher.setAAD(Buffer.from(context));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [VERSION, this.currentKeyId, iv, cipher.getAuthTag(), ciphertext]
@@ -60,9 +64,15 @@ export class SecretBox {
     if (!key) {
       throw new SecretKeyUnknownError(id);
     }
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+    const ivBytes = Buffer.from(iv, 'base64url');
+    const tagBytes = Buffer.from(tag, 'base64url');
+    // GCM accepts tags as short as 4 bytes unless told otherwise; a forged short tag is far easier to guess.
+    if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) {
+      throw new Error('not a sealed value (wrong nonce or tag length)');
+    }
+    const decipher = createDecipheriv('aes-256-gcm', key, ivBytes, { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(context));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    decipher.setAuthTag(tagBytes);
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
   }
 

@@ -3,7 +3,7 @@ import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { z } from 'zod';
-import { PUBLIC_ROUTE, REQUIRED_ROLE } from '../../auth/auth.decorators.js';
+import { PUBLIC_ROUTE, REQUIRED_ROLE } from '../auth/auth.decorators.js';
 import { API_DOC, type ApiDocOptions } from './api-doc.decorator.js';
 
 const BODY = 3;
@@ -98,6 +98,9 @@ export class OpenApiService {
         }
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number]?.toLowerCase() ?? 'get';
         const doc = this.reflector.get<ApiDocOptions | undefined>(API_DOC, handler as never);
+        if (doc?.hidden) {
+          continue;
+        }
         const role =
           this.reflector.getAllAndOverride<string | undefined>(REQUIRED_ROLE, [handler, metatype] as never) ?? null;
         const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, [
@@ -134,10 +137,14 @@ export class OpenApiService {
         description: 'Manages racks of Turing Pi 2 class boards. Errors are application/problem+json.',
       },
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          // The console's session (POST /api/v1/session); changes through it also need X-CSRF-Token.
+          session: { type: 'apiKey', in: 'cookie', name: 'tpfleet_session' },
+        },
         schemas: components,
       },
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { session: [] }],
       paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     };
   }

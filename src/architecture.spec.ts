@@ -1,0 +1,71 @@
+// The module layering of src/ (ARCHITECTURE.md, "Modules"), checked on the imports themselves: a file may import its
+// own folder, the shared floor, and domains strictly below its own; never a domain beside or above it. Also: no
+// import() of a computed path and no provider looked up by name, so every dependency shows in an import.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+
+/** Domain folders by floor; every other folder of src/ is the shared floor (0) and may import no domain. */
+const DOMAIN_FLOOR: Record<string, number> = {
+  boards: 1,
+  polling: 2,
+  alerts: 2,
+  'config-backups': 3,
+  overview: 3,
+  firmware: 4,
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      return entry.name === 'generated' ? [] : sources(path);
+    }
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+/** The top folder of src/ a file is in; null for the composition root (files directly in src/). */
+function folderOf(path: string): string | null {
+  const parts = relative(SRC, path).split('/');
+  return parts.length > 1 ? parts[0] : null;
+}
+
+const floor = (folder: string) => DOMAIN_FLOOR[folder] ?? 0;
+
+const files = sources(SRC).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+
+describe('src/ layering', () => {
+  it('no folder imports a domain beside or above it', () => {
+    const violations: string[] = [];
+    for (const { path, text } of files) {
+      const from = folderOf(path);
+      if (from === null) {
+        continue; // app.module.ts, main.ts, job-catalogue.ts: the composition root sees everything
+      }
+      for (const [, spec] of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+        const to = folderOf(resolve(dirname(path), spec));
+        if (to === null || to === from || !(to in DOMAIN_FLOOR)) {
+          continue;
+        }
+        if (floor(to) >= floor(from)) {
+          violations.push(`${relative(SRC, path)} imports ${spec}`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('no dynamic import of a computed path and no provider looked up by name', () => {
+    const violations = files
+      .filter(
+        ({ text }) =>
+          /(?:await\s+|=\s*|\(\s*)import\((?!\s*['`])/.test(text) || /wrapper\.name\s*===|moduleRef\.get\(/.test(text),
+      )
+      .map(({ path }) => relative(SRC, path));
+    expect(violations).toEqual([]);
+  });
+});

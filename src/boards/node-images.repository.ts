@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '../generated/prisma/client.js';
+import { PrismaService } from '../prisma/prisma.service.js';
+
+/** What a node-image job keeps in its action's params (the request) and its board row's result (the progress). */
+export interface NodeImageParams {
+  node: number;
+  /** The URL sealed with the secret box (a signed URL's query is a credential), bound to the board id. */
+  url_sealed: string;
+  /** The URL without credentials and query, for display. */
+  url_shown: string;
+  sha256: string | null;
+  verify: boolean;
+}
+export interface NodeImageProgress {
+  bytes_written: number | null;
+  size: number | null;
+  sha256: string | null;
+}
+
+export const FLASH_IMAGE_ACTION = 'flash_image';
+
+/**
+ * Node-image jobs are node actions (`flash_image`) with one row per board: the same tables as the other node
+ * actions, so a fleet-wide rollout needs no new storage. Progress lives in the row's `result`.
+ */
+@Injectable()
+export class NodeImagesRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(boardId: string, params: NodeImageParams, actor: string, requestId: string | null) {
+    return this.prisma.nodeAction.create({
+      data: {
+        action: FLASH_IMAGE_ACTION,
+        params: params as unknown as Prisma.InputJsonValue,
+        selector: null,
+        actor,
+        requestId,
+        results: { create: [{ boardId, nodes: [params.node], status: 'pending', error: null }] },
+      },
+    });
+  }
+
+  find(id: string) {
+    return this.prisma.nodeAction.findFirst({ where: { id, action: FLASH_IMAGE_ACTION }, include: { results: true } });
+  }
+
+  findRow(actionId: string, boardId: string) {
+    return this.prisma.nodeActionResult.findUnique({
+      where: { actionId_boardId: { actionId, boardId } },
+      include: { action: true },
+    });
+  }
+
+  /** pending → running; false when it is not pending any more (cancelled, or a duplicate delivery). */
+  async start(actionId: string, boardId: string): Promise<boolean> {
+    const { count } = await this.prisma.nodeActionResult.updateMany({
+      where: { actionId, boardId, status: 'pending' },
+      data: { status: 'running', startedAt: new Date() },
+    });
+    return count === 1;
+  }
+
+  async progress(actionId: string, boardId: string, progress: NodeImageProgress): Promise<void> {
+    await this.prisma.nodeActionResult.updateMany({
+      where: { actionId, boardId, status: 'running' },
+      data: { result: progress as unknown as Prisma.InputJsonValue },
+    });
+  }
+
+  async finish(
+    actionId: string,
+    boardId: string,
+    status: 'succeeded' | 'failed',
+    error: string | null,
+    progress: NodeImageProgress,
+  ): Promise<void> {
+    await this.prisma.nodeActionResult.update({
+      where: { actionId_boardId: { actionId, boardId } },
+      data: { status, error, result: progress as unknown as Prisma.InputJsonValue, finishedAt: new Date() },
+    });
+  }
+}

@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { capabilities, errorReason } from '@tpfleet/board-api/client';
+import { request } from 'undici';
+import type { Actor } from '../auth/roles.js';
+import { BoardClientsService } from './board-clients.service.js';
+import { BoardsRepository } from './boards.repository.js';
+import { TimelineRepository } from './timeline.repository.js';
+import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { SecretBoxService } from '../common/secret-box.service.js';
+import { RequestContext } from '../common/request-context.js';
+import type { Board } from '../generated/prisma/client.js';
+import { JobHandler } from '../jobs/job-handler.decorator.js';
+import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
+import { jobId } from '../jobs/job-id.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import type { TNodeImage, TNodeImageRequest } from './node-images.dto.js';
+import { nodeImageJob } from './node-images.jobs.js';
+import { type NodeImageParams, type NodeImageProgress, NodeImagesRepository } from './node-images.repository.js';
+
+/** The board operations a node-image write needs. */
+const NEEDED = ['postFlash', 'getFlash', 'postUpload'] as const;
+/** Progress is written to the job row at most this often, and to the timeline at each quarter. */
+const PROGRESS_EVERY_MS = 1000;
+/** Headers of the image URL must arrive within this; the body may take as long as the board needs. */
+const FETCH_HEADERS_TIMEOUT_MS = 30_000;
+
+/** Why this board cannot take an image now, or null. */
+export function imageRefusal(board: Board): string | null {
+  if (board.decommissionedAt) {
+    return `board ${board.name} is decommissioned`;
+  }
+  if (board.state === 'credentials_invalid') {
+    return `board ${board.name} refused its credentials; update them first`;
+  }
+  if (!board.dialect) {
+    return `board ${board.name} has not been reached yet, so its dialect and capabilities are unknown`;
+  }
+  const offered = capabilities(board.dialect, board.daemonVersion ?? undefined);
+  const missing = NEEDED.filter((op) => !offered.has(op));
+  if (missing.length > 0) {
+    return `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? '(unknown version)'}, which does not offer ${missing.join(', ')}`;
+  }
+  return null;
+}
+
+/**
+ * Writing an OS image onto one node of one board, as a job: the fleet manager fetches the image from a URL and
+ * streams it to the board (never holding it whole), the board writes it to the node's eMMC and verifies it, and the
+ * job records progress and the outcome on the board's timeline.
+ */
+@Injectable()
+export class NodeImagesService {
+  private readonly logger = new Logger(NodeImagesService.name);
+
+  constructor(
+    private readonly boards: BoardsRepository,
+    private readonly repository: NodeImagesRepository,
+    private readonly clients: BoardClientsService,
+    private readonly timeline: TimelineRepository,
+    private readonly jobs: JobsService,
+    private readonly metrics: MetricsService,
+    private readonly secrets: SecretBoxService,
+  ) {}
+
+  async start(boardId: string, node: number, input: TNodeImageRequest, actor: Actor): Promise<TNodeImage> {
+    const board = await this.boards.findById(boardId);
+    if (!board) {
+      throw new NotFoundProblem('board', boardId);
+    }
+    const refusal = imageRefusal(board);
+    if (refusal) {
+      throw new ProblemException(409, refusal, { board_id: board.id, dialect: board.dialect });
+    }
+    const params: NodeImageParams = {
+      node,
+      url_sealed: this.secrets.seal(input.url, urlContext(board.id)),
+      url_shown: redactUrl(input.url),
+      sha256: input.sha256?.toLowerCase() ?? null,
+      verify: input.verify,
+    };
+    const created = await this.repository.create(board.id, params, actor.name, RequestContext.requestId() ?? null);
+    await this.jobs.enqueue(
+      nodeImageJob,
+      { actionId: created.id, boardId: board.id },
+      {
+        jobId: jobId('node-image', created.id, board.id),
+      },
+    );
+    await this.timeline.record(board.id, 'job', `node ${node} image queued from ${redactUrl(input.url)}`, {
+      action_id: created.id,
+      node,
+    });
+    return this.get(created.id);
+  }
+
+  async get(id: string): Promise<TNodeImage> {
+    const action = await this.repository.find(id);
+    const row = action?.results[0];
+    if (!action || !row) {
+      throw new NotFoundProblem('node image job', id);
+    }
+    const params = action.params as unknown as NodeImageParams;
+    const progress = (row.result ?? {}) as Partial<NodeImageProgress>;
+    return {
+      id: action.id,
+      board_id: row.boardId,
+      node: params.node,
+      url: params.url_shown,
+      status: row.status,
+      bytes_written: progress.bytes_written ?? null,
+      size: progress.size ?? null,
+      sha256: progress.sha256 ?? null,
+      error: row.error,
+      created_at: action.createdAt.toISOString(),
+      started_at: row.startedAt?.toISOString() ?? null,
+      finished_at: row.finishedAt?.toISOString() ?? null,
+    };
+  }
+
+  @JobHandler(nodeImageJob)
+  async runJob(payload: JobPayload<typeof nodeImageJob>): Promise<{ status: string }> {
+    const { actionId, boardId } = payload;
+    const row = await this.repository.findRow(actionId, boardId);
+    if (!row) {
+      throw new PermanentJobError(`no row for node image ${actionId} on board ${boardId}`);
+    }
+    if (!(await this.repository.start(actionId, boardId))) {
+      return { status: row.status };
+    }
+    const params = row.action.params as unknown as NodeImageParams;
+    const board = await this.boards.findById(boardId);
+    const refusal = board ? imageRefusal(board) : 'board deleted';
+    const progress: NodeImageProgress = { bytes_written: null, size: null, sha256: null };
+    if (!board || refusal) {
+      await this.repository.finish(actionId, boardId, 'failed', refusal, progress);
+      this.metrics.jobOutcomes.inc({ job: nodeImageJob.name, outcome: 'refused' });
+      return { status: 'failed' };
+    }
+    try {
+      const url = this.secrets.open(params.url_sealed, urlContext(boardId));
+      await this.write(board, url, params, progress, actionId);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await this.repository.finish(actionId, boardId, 'failed', message, progress);
+      await this.timeline.record(boardId, 'job', `node ${params.node} image failed: ${errorReason(err)}`, {
+        action_id: actionId,
+        error: message,
+      });
+      this.metrics.jobOutcomes.inc({ job: nodeImageJob.name, outcome: 'failed' });
+      return { status: 'failed' };
+    }
+    await this.repository.finish(actionId, boardId, 'succeeded', null, progress);
+    await this.timeline.record(boardId, 'job', `node ${params.node} image written (sha256 ${progress.sha256})`, {
+      action_id: actionId,
+      size: progress.size,
+      sha256: progress.sha256,
+    });
+    this.metrics.jobOutcomes.inc({ job: nodeImageJob.name, outcome: 'succeeded' });
+    return { status: 'succeeded' };
+  }
+
+  /** Fetch → hash → board, streamed end to end; progress from the board's own transfer state. */
+  private async write(
+    board: Board,
+    url: string,
+    params: NodeImageParams,
+    progress: NodeImageProgress,
+    actionId: string,
+  ) {
+    const source = await request(url, { headersTimeout: FETCH_HEADERS_TIMEOUT_MS, bodyTimeout: 300_000 });
+    if (source.statusCode !== 200) {
+      await source.body.dump();
+      throw new Error(`fetching ${params.url_shown} answered ${source.statusCode}`);
+    }
+    const size = Number(source.headers['content-length']);
+    if (!Number.isSafeInteger(size) || size <= 0) {
+      await source.body.dump();
+      throw new Error(`${params.url_shown} does not announce its length (Content-Length), which the board needs`);
+    }
+    progress.size = size;
+    const hash = createHash('sha256');
+    async function* hashed() {
+      for await (const chunk of source.body) {
+        hash.update(chunk as Buffer);
+        yield chunk as Uint8Array;
+      }
+    }
+    let lastWrite = 0;
+    let quarter = 0;
+    const onProgress = (state: { bytes_written: number }) => {
+      progress.bytes_written = state.bytes_written;
+      const now = Date.now();
+      if (now - lastWrite >= PROGRESS_EVERY_MS) {
+        lastWrite = now;
+        void this.repository.progress(actionId, board.id, { ...progress }).catch(() => undefined);
+      }
+      const reached = Math.floor((4 * state.bytes_written) / size);
+      if (reached > quarter && reached < 4) {
+        quarter = reached;
+        void this.timeline
+          .record(board.id, 'job', `node ${params.node} image ${reached * 25}% written`, { action_id: actionId })
+          .catch(() => undefined);
+      }
+    };
+    const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'image.img');
+    try {
+      await this.clients
+        .client(board)
+        .flashNode(
+          params.node,
+          { body: hashed(), size, name, sha256: params.sha256 ?? undefined, verify: params.verify },
+          { onProgress },
+        );
+    } finally {
+      await source.body.dump().catch(() => undefined);
+    }
+    progress.bytes_written = size;
+    progress.sha256 = hash.digest('hex');
+    this.logger.log(`board ${board.name} node ${params.node}: image written (${size} bytes)`);
+  }
+}
+
+/** Binds a sealed image URL to its board. */
+const urlContext = (boardId: string) => `node-image-url:${boardId}`;
+
+/** A URL as it may be shown and logged: credentials and the query (signed URLs carry tokens) left out. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}

@@ -1,0 +1,104 @@
+// Refusals the framework makes before any handler runs (Fastify's router, body parser, limits, Node's HTTP parser)
+// are RFC 9457 problem+json with a useful detail, like the app's own: asked at the HTTP layer, over real sockets.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { apiClient } from '../boards/api.js';
+
+/** Sends raw bytes and returns status, content type and body (for what an HTTP client library would not send). */
+async function raw(baseUrl: string, text: string): Promise<{ status: number; type: string; body: any }> {
+  const { hostname, port } = new URL(baseUrl);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(text));
+    let out = '';
+    socket.on('data', (d: Buffer) => (out += d.toString()));
+    socket.on('end', () => resolve(out));
+    socket.on('close', () => resolve(out));
+    socket.on('error', reject);
+  });
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+  const type = /\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1] ?? '';
+  return { status, type, body: type.includes('json') && body ? JSON.parse(body) : body };
+}
+
+describe('framework refusals as problem+json', () => {
+  let app: TestApp;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    api = apiClient(app.baseUrl);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const expectProblem = (res: { status: number; type: string; body: any }, status: number, detail: RegExp) => {
+    expect({ status: res.status, type: res.type }).toEqual({
+      status,
+      type: expect.stringContaining('application/problem+json'),
+    });
+    expect(res.body).toMatchObject({ type: 'about:blank', status, title: expect.any(String) });
+    expect(res.body.detail).toMatch(detail);
+    expect(JSON.stringify(res.body)).not.toMatch(/FST_|statusCode/);
+  };
+
+  it('414: a path parameter longer than the router accepts', async () => {
+    expectProblem(await api('GET', `/api/v1/boards/${'a'.repeat(300)}`), 414, /longer than/i);
+  });
+
+  it('404: a route that does not exist names the method and path', async () => {
+    expectProblem(await api('GET', '/api/v1/no-such-thing'), 404, /GET \/api\/v1\/no-such-thing/);
+  });
+
+  it('405 or 404 for a method the path does not have, still a problem', async () => {
+    const res = await api('PUT', '/api/v1/boards');
+    expect([404, 405]).toContain(res.status);
+    expectProblem(res, res.status, /PUT \/api\/v1\/boards/);
+  });
+
+  it('400: a body that is not JSON', async () => {
+    expectProblem(await api('POST', '/api/v1/boards', undefined, { raw: '{"name":' }), 400, /JSON/i);
+  });
+
+  it('415: a body of a type the API does not read', async () => {
+    const res = await api('POST', '/api/v1/boards', undefined, { raw: '<board/>', contentType: 'application/xml' });
+    expectProblem(res, 415, /application\/xml/);
+  });
+
+  it('413: a body over the limit', async () => {
+    const res = await api('POST', '/api/v1/boards/bulk', undefined, { raw: `"${'x'.repeat(3 * 1024 * 1024)}"` });
+    expectProblem(res, 413, /too large|limit/i);
+  });
+
+  it('431: request headers over the limit', async () => {
+    const res = await raw(
+      app.baseUrl,
+      `GET /api/v1/boards HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(64 * 1024)}\r\nconnection: close\r\n\r\n`,
+    );
+    expectProblem(res, 431, /header/i);
+  });
+
+  it('400: a request line that is not HTTP', async () => {
+    const res = await raw(app.baseUrl, 'NOT HTTP AT ALL\r\n\r\n');
+    expectProblem(res, 400, /malformed|parse|invalid/i);
+  });
+
+  it('400 naming the field: a 100 KB string where a label name or a source id belongs', async () => {
+    const huge = 'a'.repeat(100 * 1024);
+    const receiver = await api('POST', '/api/v1/alert-receivers', {
+      name: 'hook',
+      type: 'webhook',
+      url: 'http://127.0.0.1:9/hook',
+      group_by: [huge],
+    });
+    expectProblem(receiver, 400, /group_by/);
+    const template = await api('POST', '/api/v1/config-templates', {
+      name: 'big',
+      firmware_sources: { sources: [{ id: huge, kind: 'http', label: 'x', location: 'http://127.0.0.1:9/' }] },
+    });
+    expectProblem(template, 400, /firmware_sources/);
+  });
+});

@@ -1,0 +1,145 @@
+// The fleet manager as the benchmarks and the multi-process e2e tests run it: the built entry point (`node dist/src/main.js --role …`) in a process
+// of its own, as in production (docker-compose runs an api and a worker), so its CPU and memory are read from
+// /proc without the bench's own work, jest's module system or the rack mixed in.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from './app.js';
+import { testQueuePrefix, type TestDatabase } from './database.js';
+import { testEnv } from './env.js';
+
+export interface FleetProcess {
+  role: 'api' | 'worker' | 'all';
+  url: string;
+  pid: number;
+  /** user + system CPU seconds the process has used so far. */
+  cpuSeconds(): number;
+  /** The process's last output lines (for failure reports). */
+  output(): string;
+  /** Peak resident set size so far (VmHWM), in bytes. */
+  peakRssBytes(): number;
+  stop(): Promise<void>;
+}
+
+/** Linux reports process times in clock ticks; USER_HZ is 100 on every architecture Node runs on. */
+const CLOCK_TICKS = 100;
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces), counted from field 3: utime is 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Busy and total CPU seconds of the whole machine so far (all cores), from /proc/stat. */
+export function machineCpuSeconds(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const n = ticks.map(Number);
+  const total = n.reduce((a, b) => a + b, 0);
+  const idle = (n[3] ?? 0) + (n[4] ?? 0); // idle + iowait
+  return { busy: (total - idle) / CLOCK_TICKS, total: total / CLOCK_TICKS };
+}
+
+function peakRssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  return Number(kb ?? 0) * 1024;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Refuses to run without the real servers a fleet benchmark measures against (`npm run bench` finds them). */
+export function requireBenchServers(bench: string): { redisUrl: string } {
+  if (!testEnv.redisUrl || !testEnv.databaseUrl) {
+    throw new Error(`the ${bench} bench needs PostgreSQL and Redis: run it with \`npm run bench -- ${bench}\``);
+  }
+  return { redisUrl: testEnv.redisUrl };
+}
+
+/** The environment of a benchmarked fleet process: its own database and queue prefix, plus the bench's settings. */
+export function fleetEnv(db: TestDatabase, redisUrl: string, settings: Record<string, string>): Record<string, string> {
+  return {
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: testQueuePrefix(),
+    BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SECRET_KEY: TEST_SECRET_KEY,
+    ...settings,
+  };
+}
+
+export async function startFleetProcess(
+  role: FleetProcess['role'],
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<FleetProcess> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join('dist', 'src', 'main.js'), '--role', role], {
+    // MALLOC_ARENA_MAX as the production image sets it (Dockerfile).
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      MALLOC_ARENA_MAX: '2',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  let exitedEarly = false;
+  child.once('exit', () => (exitedEarly = true));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exitedEarly) {
+      throw new Error(`fleet ${role} exited: ${out}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`fleet ${role} did not answer /healthz: ${out}`);
+    }
+    const ok = await request(`${url}/healthz`).then(
+      async (r) => (await r.body.text(), r.statusCode === 200),
+      () => false,
+    );
+    if (ok) {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const pid = child.pid!;
+  return {
+    role,
+    url,
+    pid,
+    cpuSeconds: () => cpuSecondsOf(pid),
+    peakRssBytes: () => peakRssOf(pid),
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return;
+      }
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
