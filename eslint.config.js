@@ -20,7 +20,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: {
         projectService: { allowDefaultProject: ['prisma.config.ts'] },
@@ -70,6 +70,11 @@ export default tseslint.config(
     // Tests may poke at loosely typed values (fixtures, raw JSON bodies).
     files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'test/**', 'apps/*/test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The console runs in the browser: no process.env there (Vite would inline it).
+    files: ['apps/console/**'],
+    rules: { 'no-restricted-properties': 'off' },
   },
   {
     // The places allowed to read the environment: configuration, tooling, benchmarks, test harness, agent CLI.

@@ -23,6 +23,7 @@ export default {
     '^@tpfleet/board-api/routes$': '<rootDir>/libs/board-api/src/routes.ts',
     '^@tpfleet/board-api/client$': '<rootDir>/libs/board-api/src/client/index.ts',
     '^@tpfleet/agent$': '<rootDir>/apps/agent/src/index.ts',
+    '^@tpfleet/fleet-api$': '<rootDir>/libs/fleet-api/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: { '^.+\\.ts$': swc },

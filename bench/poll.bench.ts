@@ -10,6 +10,12 @@
 // PostgreSQL) is counted. BENCH_WORKER_NODE_ARGS adds node options to the worker, e.g.
 // `--cpu-prof --cpu-prof-dir=.tmp/prof` for a V8 CPU profile.
 // The rack runs with --trust-loopback (no logins: 10,000 scrypt checks would measure the simulator, not us).
+//
+// BENCH_FAULTY=0.2 adds a faulty phase after the fault-free window, in the same run: that share of the boards gets a
+// fault (4 s and 8 s latency, 500s, unreachable, connection reset mid-body, a body trickled over 10 s, in equal
+// parts), and the healthy boards' staleness is measured again over a window as long, against the same boards'
+// staleness without faults. Backwards moves of last_success_at (a trigger in the bench database) and transitions
+// recorded twice (timeline events that do not chain) are counted over the whole run.
 import { expect, it } from '@jest/globals';
 import pg from 'pg';
 import { Agent, request } from 'undici';
@@ -23,7 +29,7 @@ import {
   requireBenchServers,
   startFleetProcess,
   type FleetProcess,
-} from './lib/fleet-process.js';
+} from '../test/support/fleet-process.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -31,6 +37,16 @@ const INTERVAL = Number(process.env.BENCH_INTERVAL ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? INTERVAL + 10);
 /** The fleet reads /cooling and /sdcard every MEDIUM_EVERY-th poll (src/polling/polling.settings.ts). */
 const MEDIUM_EVERY = 4;
+const FAULTY = Number(process.env.BENCH_FAULTY ?? 0);
+/** The faulty mix (wrong passwords and bans need logins, which --trust-loopback skips: resets and trickles instead). */
+const FAULT_MIX: Array<Record<string, unknown>> = [
+  { latencyMs: 4000 },
+  { latencyMs: 8000 },
+  { errorRate: 1 },
+  { unreachable: true },
+  { resetAfterBytes: 8, bodyBytesPerSecond: 1_000_000 },
+  { padBodyBytes: 1000, bodyBytesPerSecond: 100 },
+];
 
 function p(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,6 +72,14 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
   const fleet: FleetProcess[] = [];
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
+  // Every backwards move of a board's last success, whoever writes it, is counted by the database itself.
+  await sql.query(`
+    CREATE TABLE bench_regressions (board uuid, was timestamptz, became timestamptz);
+    CREATE FUNCTION bench_note_regression() RETURNS trigger AS $$
+    BEGIN INSERT INTO bench_regressions VALUES (NEW."id", OLD."lastSuccessAt", NEW."lastSuccessAt"); RETURN NEW; END
+    $$ LANGUAGE plpgsql;
+    CREATE TRIGGER bench_regression AFTER UPDATE ON "Board" FOR EACH ROW
+      WHEN (NEW."lastSuccessAt" < OLD."lastSuccessAt") EXECUTE FUNCTION bench_note_regression();`);
   const lines: string[] = [];
   try {
     // The rack starts each simulated board on first contact (state files, password hash): seconds of simulator CPU
@@ -118,17 +142,30 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const rackCpu0 = cpuSecondsOf(rack.process.pid!);
     const machine0 = machineCpuSeconds();
     const t0 = performance.now();
-    const staleness: number[] = [];
-    const end = Date.now() + SECONDS * 1000;
-    while (Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 5000));
-      const { rows } = await sql.query<{ age: number | null }>(
-        `SELECT extract(epoch FROM clock_timestamp() - "lastSuccessAt")::float8 AS age FROM "Board"`,
-      );
-      for (const row of rows) {
-        staleness.push(row.age ?? Infinity);
+    // Boards faulty in the faulty phase (every (1/FAULTY)-th by name); the others are the healthy set compared.
+    const faultEvery = FAULTY > 0 ? Math.round(1 / FAULTY) : 0;
+    const isFaulty = (name: string) => faultEvery > 0 && Number(name.slice(1)) % faultEvery === 0;
+    /** Samples every board's age of last success every 5 s for `seconds`: all boards, and the healthy set. */
+    const sampleStaleness = async (seconds: number) => {
+      const all: number[] = [];
+      const healthy: number[] = [];
+      const until = Date.now() + seconds * 1000;
+      while (Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 5000));
+        const { rows } = await sql.query<{ name: string; age: number | null }>(
+          `SELECT "name", extract(epoch FROM clock_timestamp() - "lastSuccessAt")::float8 AS age FROM "Board"`,
+        );
+        for (const row of rows) {
+          all.push(row.age ?? Infinity);
+          if (!isFaulty(row.name)) {
+            healthy.push(row.age ?? Infinity);
+          }
+        }
       }
-    }
+      return { all, healthy };
+    };
+    const sampled = await sampleStaleness(SECONDS);
+    const staleness = sampled.all;
     const wall = (performance.now() - t0) / 1000;
     const polled = (await polls()) - polls0;
     const metricsText = (await apiClient(worker.url)('GET', '/metrics')).body as string;
@@ -136,13 +173,50 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       .split('\n')
       .filter((l) => l.startsWith('tpfleet_board_poll_failures_total{'))
       .map((l) => l.replace('tpfleet_board_poll_failures_total', ''));
-    const states = await sql.query<{ state: string; n: number }>(
-      `SELECT "state"::text AS state, count(*)::int AS n FROM "Board" GROUP BY 1 ORDER BY 2 DESC`,
-    );
+    // CPU of the fault-free window only (the faulty phase below runs on the same processes).
     const [apiCpu, workerCpu] = fleet.map((f, i) => f.cpuSeconds() - cpu0[i]!) as [number, number];
     const rackCores = (cpuSecondsOf(rack.process.pid!) - rackCpu0) / wall;
     const machine1 = machineCpuSeconds();
     const machineBusy = (machine1.busy - machine0.busy) / (machine1.total - machine0.total);
+    const states = await sql.query<{ state: string; n: number }>(
+      `SELECT "state"::text AS state, count(*)::int AS n FROM "Board" GROUP BY 1 ORDER BY 2 DESC`,
+    );
+
+    // The faulty phase: the same fleet processes, a fifth (BENCH_FAULTY) of the boards given faults.
+    let faulty: { healthy: number[]; states: string; faulted: number } | undefined;
+    if (faultEvery > 0) {
+      let faulted = 0;
+      for (let i = faultEvery; i <= BOARDS; i += faultEvery) {
+        const res = await rack.control('POST', `/rack/boards/${i}/faults`, FAULT_MIX[faulted % FAULT_MIX.length]);
+        expect(res.status).toBe(200);
+        faulted++;
+      }
+      // Two intervals for the faulty boards to show their faults (and move lanes), then a window as long as the first.
+      await new Promise((r) => setTimeout(r, 2 * INTERVAL * 1000 + 10_000));
+      const during = await sampleStaleness(SECONDS);
+      const fstates = await sql.query<{ state: string; n: number }>(
+        `SELECT "state"::text AS state, count(*)::int AS n FROM "Board" GROUP BY 1 ORDER BY 2 DESC`,
+      );
+      faulty = { healthy: during.healthy, states: fstates.rows.map((r) => `${r.state} ${r.n}`).join(', '), faulted };
+      // The baseline below polls the same rack, fault-free.
+      for (let i = faultEvery; i <= BOARDS; i += faultEvery) {
+        await rack.control('DELETE', `/rack/boards/${i}/faults`);
+      }
+    }
+    const regressions = (await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM bench_regressions`)).rows[0]!.n;
+    const { rows: transitions } = await sql.query<{ board: string; from: string; to: string }>(
+      `SELECT "boardId" AS board, detail->>'from' AS "from", detail->>'to' AS "to"
+       FROM "BoardEvent" WHERE "kind" = 'state' ORDER BY "boardId", "at", "id"`,
+    );
+    let duplicateTransitions = 0;
+    const lastTo = new Map<string, string>();
+    for (const t of transitions) {
+      const previous = lastTo.get(t.board);
+      if (previous !== undefined && previous !== t.from) {
+        duplicateTransitions++;
+      }
+      lastTo.set(t.board, t.to);
+    }
     const result = {
       rate: polled / wall,
       cpuPer1000: ((apiCpu + workerCpu) / polled) * 1000,
@@ -240,6 +314,25 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `During the fleet window: worker ${f(workerCpu / wall, 2)} cores, api ${f(apiCpu / wall, 2)}, rack ${f(rackCores, 2)}; the machine was ${f(machineBusy * 100, 0)} % busy.`,
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
       `During the baseline window: loop ${f((bcpu.user + bcpu.system) / 1e6 / bwall, 2)} cores, rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
+    );
+    if (faulty) {
+      const clean = sampled.healthy;
+      const row = (label: string, s: number[]) =>
+        `| ${label} | ${s.length} | ${f(p(s, 0.5))} s | ${f(p(s, 0.99))} s | ${f(Math.max(...s))} s (${f(Math.max(...s) / INTERVAL, 2)} intervals) |`;
+      lines.push(
+        '',
+        `Faulty phase: ${faulty.faulted} of ${BOARDS} boards faulty (${FAULT_MIX.map((m) => JSON.stringify(m)).join(', ')}); healthy boards' age of last success:`,
+        '',
+        `| window | samples | p50 | p99 | max |`,
+        `|---|---|---|---|---|`,
+        row('without faults', clean),
+        row(`with ${f(FAULTY * 100, 0)} % faulty`, faulty.healthy),
+        '',
+        `Healthy p99 with faults: ${f(p(faulty.healthy, 0.99) / p(clean, 0.99), 2)}× the fault-free p99. Board states at the end: ${faulty.states}.`,
+      );
+    }
+    lines.push(
+      `last_success_at regressions over the run: ${regressions}; transitions recorded twice: ${duplicateTransitions}.`,
     );
     console.log(`\nBENCH RESULT\n${lines.join('\n')}\n`);
   } catch (err) {

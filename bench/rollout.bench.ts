@@ -20,7 +20,7 @@ import {
   type Api,
 } from '../test/firmware/helpers.js';
 import { createTestDatabase } from '../test/support/database.js';
-import { fleetEnv, requireBenchServers, startFleetProcess, type FleetProcess } from './lib/fleet-process.js';
+import { fleetEnv, requireBenchServers, startFleetProcess, type FleetProcess } from '../test/support/fleet-process.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 1000);
 const INSTALL_MS = Number(process.env.BENCH_INSTALL_MS ?? 2000);
