@@ -1,6 +1,7 @@
 // Entry point of the `tpfleet` binary: runs the command line and turns every outcome into an exit code.
 import { CommanderError } from 'commander';
 import { FleetApiError } from '@tpfleet/fleet-api';
+import { colourWanted, useColour } from './colour.js';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
 import { buildProgram } from './program.js';
 import type { Io } from './runtime.js';
@@ -19,6 +20,7 @@ export async function main(argv: string[], io: Io = process): Promise<number> {
     }
     throw err;
   });
+  useColour(colourWanted(io.stdout, io.env));
   const program = buildProgram(io);
   try {
     await program.parseAsync(argv);

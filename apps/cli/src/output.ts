@@ -1,9 +1,9 @@
 // What commands print. A table by default (aligned columns, kubectl-style: the same on a terminal and in a pipe, so
 // `| grep` and `| awk` work); `-o wide` adds columns; `-o json|yaml` print the API's own objects for scripts; `-o name`
-// one identifier per line. Colour only on a terminal and never with NO_COLOR (picocolors decides).
+// one identifier per line. Colour only on a terminal and never with NO_COLOR (colour.ts decides).
 import Table from 'cli-table3';
-import pc from 'picocolors';
 import { stringify as toYaml } from 'yaml';
+import { paint } from './colour.js';
 import { UsageError } from './errors.js';
 
 export const FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
@@ -44,20 +44,20 @@ const NO_BORDER = Object.fromEntries(
 );
 
 const STATE_COLOURS: Record<string, (s: string) => string> = {
-  online: pc.green,
-  succeeded: pc.green,
-  completed: pc.green,
-  done: pc.green,
-  firing: pc.red,
-  failed: pc.red,
-  unreachable: pc.red,
-  critical: pc.red,
-  credentials_invalid: pc.red,
-  banned: pc.red,
-  degraded: pc.yellow,
-  paused: pc.yellow,
-  pending: pc.yellow,
-  warning: pc.yellow,
+  online: paint.green,
+  succeeded: paint.green,
+  completed: paint.green,
+  done: paint.green,
+  firing: paint.red,
+  failed: paint.red,
+  unreachable: paint.red,
+  critical: paint.red,
+  credentials_invalid: paint.red,
+  banned: paint.red,
+  degraded: paint.yellow,
+  paused: paint.yellow,
+  pending: paint.yellow,
+  warning: paint.yellow,
 };
 
 /** Colours a state word (online green, failed red, ...); plain when colour is off. Padded to `width` first, so the

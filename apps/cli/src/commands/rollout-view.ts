@@ -1,5 +1,5 @@
 // How a rollout reads on a terminal: one line for the rollout, one per wave with a bar, the boards moving now.
-import pc from 'picocolors';
+import { paint } from '../colour.js';
 import { state } from '../output.js';
 
 export interface RolloutWave {
@@ -41,7 +41,7 @@ function bar(done: number, failed: number, size: number, width = 20): string {
   }
   const ok = Math.round((done / size) * width);
   const bad = Math.min(width - ok, Math.round((failed / size) * width));
-  return pc.green('█'.repeat(ok)) + pc.red('█'.repeat(bad)) + pc.dim('░'.repeat(width - ok - bad));
+  return paint.green('█'.repeat(ok)) + paint.red('█'.repeat(bad)) + paint.dim('░'.repeat(width - ok - bad));
 }
 
 export function headline(r: RolloutView): string {
@@ -63,7 +63,7 @@ export function frame(r: RolloutView): string {
     const done = `${w.succeeded + w.failed}/${w.size}`.padStart(9);
     lines.push(
       `  wave ${String(w.wave).padEnd(3)} ${state(w.state, 18)} ${bar(w.succeeded, w.failed, w.size)} ${done}` +
-        (w.failed ? pc.red(`  ${w.failed} failed`) : ''),
+        (w.failed ? paint.red(`  ${w.failed} failed`) : ''),
     );
   }
   const moving = r.boards.filter((b) => MOVING.includes(b.status));

@@ -1,0 +1,42 @@
+// Whether and how the CLI colours its output. Colour only on a terminal: picocolors' own rule also turns colour on
+// whenever a CI variable is set, which put escape codes into `tpfleet … | grep` inside CI jobs (and failed CI).
+// The rule here: NO_COLOR wins, FORCE_COLOR asks for it, otherwise stdout must be a terminal that is not "dumb".
+import pc from 'picocolors';
+
+type Paint = (text: string) => string;
+export interface Palette {
+  green: Paint;
+  red: Paint;
+  yellow: Paint;
+  dim: Paint;
+}
+
+export function colourWanted(stdout: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') {
+    return false;
+  }
+  if (
+    env.FORCE_COLOR !== undefined &&
+    env.FORCE_COLOR !== '' &&
+    env.FORCE_COLOR !== '0' &&
+    env.FORCE_COLOR !== 'false'
+  ) {
+    return true;
+  }
+  return Boolean(stdout.isTTY) && env.TERM !== 'dumb';
+}
+
+let current: Palette = pc.createColors(false);
+
+/** Set once per run by `main`, from the stdout the command writes to. Off until then (library use, unit tests). */
+export function useColour(enabled: boolean): void {
+  current = pc.createColors(enabled);
+}
+
+/** The palette of this run; read at paint time so `useColour` applies to everything printed after it. */
+export const paint: Palette = {
+  green: (t) => current.green(t),
+  red: (t) => current.red(t),
+  yellow: (t) => current.yellow(t),
+  dim: (t) => current.dim(t),
+};
