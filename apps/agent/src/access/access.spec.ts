@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { makeTestPki, type TestPki } from '../tls/test-pki.js';
+import { makeTestPki, type TestPki } from '../../test/support/pki.js';
 import { AccessStore } from './access-store.js';
 import { changePassword, type AccountStore } from './password-change.js';
 

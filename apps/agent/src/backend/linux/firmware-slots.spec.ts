@@ -8,7 +8,7 @@ import { HttpClient } from '../../firmware/http-client.js';
 import { Installer } from '../../firmware/installer.js';
 import { LinuxSlots } from './firmware-slots.js';
 import { SourcesStore } from '../../firmware/sources-store.js';
-import { FakeFirmwareHost } from '../../firmware/test-firmware-server.js';
+import { FakeFirmwareHost } from '../../../test/support/firmware-server.js';
 
 /** Records argument vectors and answers from a script, as the Linux backend's fixture tests do. */
 class ScriptedRunner implements CommandRunner {
