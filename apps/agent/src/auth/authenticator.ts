@@ -7,7 +7,7 @@ import { sendJson, sendProblem, sendRefusal, sendText, type Spelling } from '../
 import { BanPatrol, formatDuration } from './ban-patrol.js';
 import { LOGIN_BODY_LIMIT, oversizedCredential } from './credential-limits.js';
 import { proxiedIdentity } from '../tls/https.js';
-import type { AccountStore } from '../access/password-change.js';
+import type { AccountStore } from './account-store.js';
 import { LocalAccounts } from './local-accounts.js';
 import type { PasswordHash } from './password.js';
 import { TokenStore } from './tokens.js';

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 
 import { AccessStore, type AccessPaths } from '../access/access-store.js';
-import type { AccountStore } from '../access/password-change.js';
+import type { AccountStore } from '../auth/account-store.js';
 import { AuditLog } from '../audit/audit-log.js';
 import type { BoardBackend } from '../backend/backend.js';
 import { FirmwareServices } from '../firmware/firmware-services.js';
