@@ -86,7 +86,7 @@ run(() => {
     const form = page.getByRole('form', { name: 'New receiver' });
     await form.getByLabel('Name').fill('ops-hook');
     await form.getByLabel('URL').fill('ftp://hooks.example/tpfleet');
-    await form.getByLabel('Signing secret').fill(SECRET);
+    await form.getByLabel('Signing secret', { exact: true }).fill(SECRET);
     await form.getByRole('button', { name: 'Create receiver' }).click();
     await form.getByText('url: expected an http:// or https:// URL').waitFor();
     await form.getByLabel('URL').fill('http://127.0.0.1:9/hook');
@@ -102,7 +102,7 @@ run(() => {
     await row.getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('form', { name: 'Edit receiver ops-hook' });
     // The form offers to replace the secret, never shows it.
-    await expect(edit.getByLabel('Signing secret').inputValue()).resolves.toBe('');
+    await expect(edit.getByLabel('Signing secret', { exact: true }).inputValue()).resolves.toBe('');
     await expect(page.content()).resolves.not.toContain(SECRET);
     await edit.getByLabel('Minimum severity').selectOption('critical');
     await edit.getByRole('button', { name: 'Save receiver' }).click();
@@ -123,7 +123,7 @@ run(() => {
     // A temperature rule with neither a threshold nor a trip point to derive one from: refused, and told why.
     await form.getByRole('button', { name: 'Create rule' }).click();
     await form.getByText('threshold: a temperature rule needs threshold or threshold_from').waitFor();
-    await form.getByLabel('Threshold').fill('95');
+    await form.getByRole('textbox', { name: 'Threshold', exact: true }).fill('95');
     await form.getByRole('button', { name: 'Create rule' }).click();
     await page.getByText('Rule console_hot created').waitFor();
     const row = section.locator('tr[data-rule="console_hot"]');
@@ -131,9 +131,9 @@ run(() => {
 
     await row.getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('form', { name: 'Edit rule console_hot' });
-    await expect(edit.getByLabel('Threshold').inputValue()).resolves.toBe('95');
+    await expect(edit.getByRole('textbox', { name: 'Threshold', exact: true }).inputValue()).resolves.toBe('95');
     // The simulated boards run at about 48 °C: 30 fires at once on the hot group's board.
-    await edit.getByLabel('Threshold').fill('30');
+    await edit.getByRole('textbox', { name: 'Threshold', exact: true }).fill('30');
     await edit.getByRole('button', { name: 'Save rule' }).click();
     await page.getByText('Rule console_hot saved').waitFor();
     await row.getByText('temperature > 30 on group=hot').waitFor();
