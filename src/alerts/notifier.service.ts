@@ -16,6 +16,7 @@ import {
   post,
   sign,
   SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
   webhookBody,
   type SendResult,
 } from './senders.js';
@@ -214,10 +215,11 @@ export class NotifierService {
     }
     const deliveryId = randomUUID();
     const body = webhookBody({ receiver: receiver.name, ...group }, deliveryId);
-    const headers: Record<string, string> = { [DELIVERY_HEADER]: deliveryId };
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = { [DELIVERY_HEADER]: deliveryId, [TIMESTAMP_HEADER]: String(timestamp) };
     if (receiver.secretSealed) {
       try {
-        headers[SIGNATURE_HEADER] = sign(body, this.secrets.open(receiver.secretSealed, receiver.id));
+        headers[SIGNATURE_HEADER] = sign(timestamp, body, this.secrets.open(receiver.secretSealed, receiver.id));
       } catch (err) {
         this.logger.error(`receiver ${receiver.name}: secret cannot be opened: ${String(err)}`);
         return { ok: false, status: null, error: 'the signing secret cannot be opened (key rotated away?)' };

@@ -6,11 +6,12 @@ import { sign } from './senders.js';
 import { isSilenced, matchesAll } from './silence-match.js';
 
 describe('notification helpers', () => {
-  it('signs the exact body with HMAC-SHA256', () => {
+  it('signs the timestamp and the exact body with HMAC-SHA256', () => {
     const body = '{"a":1}';
-    expect(sign(body, 'secret-secret-secret')).toBe(
-      `sha256=${createHmac('sha256', 'secret-secret-secret').update(body).digest('hex')}`,
+    expect(sign(1764000000, body, 'secret-secret-secret')).toBe(
+      `sha256=${createHmac('sha256', 'secret-secret-secret').update(`1764000000.${body}`).digest('hex')}`,
     );
+    expect(sign(1764000001, body, 'secret-secret-secret')).not.toBe(sign(1764000000, body, 'secret-secret-secret'));
   });
 
   it('groups by the chosen labels only', () => {

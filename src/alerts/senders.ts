@@ -3,13 +3,19 @@ import { BodyTooLargeError, readBodyCapped } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Alert } from '../generated/prisma/client.js';
 
-/** Header carrying `sha256=<hex HMAC-SHA256 of the raw body>` with the receiver's secret. */
+/**
+ * Header carrying `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` with the receiver's secret. The timestamp
+ * is signed with the body so a receiver can refuse a captured delivery replayed later (docs/security.md: a 5-minute
+ * window); a signature over the body alone stayed valid forever.
+ */
 export const SIGNATURE_HEADER = 'x-tpfleet-signature';
+/** Unix seconds at which the delivery was signed (each attempt, retries included, is signed afresh). */
+export const TIMESTAMP_HEADER = 'x-tpfleet-timestamp';
 export const DELIVERY_HEADER = 'x-tpfleet-delivery';
 const TIMEOUT_MS = 10_000;
 
-export function sign(body: string, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export function sign(timestamp: number, body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
 export interface SendResult {

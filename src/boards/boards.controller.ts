@@ -26,6 +26,7 @@ import { TimelineService } from './timeline.service.js';
 const ZTimelineQuerySchema = ZPageQuerySchema.extend({
   kind: z
     .string()
+    .max(256)
     .regex(/^[a-z_]+(,[a-z_]+)*$/, {
       error: 'comma-separated kinds: state, poll_failed, facts, config, job, alert, user_action',
     })

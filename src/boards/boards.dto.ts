@@ -1,6 +1,6 @@
 // Request and response shapes of the boards API: the single source for validation and for the OpenAPI document.
 import { z } from 'zod';
-import { labelIssues } from '../common/label-selector.js';
+import { labelIssues, MAX_LABEL_KEY, MAX_LABEL_VALUE } from '../common/label-selector.js';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../common/pagination.js';
 import { normalizeBaseUrl } from './base-url.js';
 
@@ -17,16 +17,19 @@ export const DIALECTS = ['agent', 'fork', 'upstream'] as const;
 
 export const ZBoardIdParamSchema = z.object({ id: z.uuid({ error: 'expected a board id (uuid)' }) });
 
+const MAX_LABELS = 64;
+// The bounds are in the schema (and so in the OpenAPI document); labelIssues says what else a key or value must be.
 const ZLabelsSchema = z
-  .record(z.string(), z.string())
+  .record(z.string().max(MAX_LABEL_KEY), z.string().max(MAX_LABEL_VALUE))
   .superRefine((labels, ctx) => {
     for (const issue of labelIssues(labels)) {
       ctx.addIssue({ code: 'custom', message: issue });
     }
-    if (Object.keys(labels).length > 64) {
-      ctx.addIssue({ code: 'custom', message: 'at most 64 labels' });
+    if (Object.keys(labels).length > MAX_LABELS) {
+      ctx.addIssue({ code: 'custom', message: `at most ${MAX_LABELS} labels` });
     }
   })
+  .meta({ maxProperties: MAX_LABELS })
   .describe('Key/value labels, e.g. {"rack":"r1","role":"worker"}');
 
 const ZBaseUrlSchema = z
@@ -117,7 +120,12 @@ export const ZBoardScanSchema = z
     ports: z.array(z.number().int().min(1).max(65535)).min(1).max(16).default([443]).describe('Ports to try'),
     scheme: z.enum(['http', 'https']).default('https'),
     paths: z
-      .array(z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'expected a path such as /boards/1' }))
+      .array(
+        z
+          .string()
+          .max(256)
+          .regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'expected a path such as /boards/1' }),
+      )
       .min(1)
       .max(1024)
       .default([''])
@@ -139,6 +147,7 @@ export const ZBoardListQuerySchema = z.strictObject({
   cursor: z.string().max(512).optional().describe('`next_cursor` of the previous page'),
   state: z
     .string()
+    .max(256)
     .optional()
     .transform((s, ctx) => {
       if (s === undefined) {

@@ -4,6 +4,7 @@ export const ZNodeImageRequestSchema = z
   .strictObject({
     url: z
       .url({ protocol: /^https?$/, error: 'expected an http(s) URL of the image' })
+      .max(2048)
       .describe('Where the fleet manager fetches the image (it streams it to the board, never storing it whole)'),
     sha256: z
       .string()

@@ -9,6 +9,9 @@ export type LabelRequirement =
   | { key: string; op: 'exists' }
   | { key: string; op: 'absent' };
 
+/** Longest label key and value (the patterns below enforce them too; schemas declare them). */
+export const MAX_LABEL_KEY = 64;
+export const MAX_LABEL_VALUE = 63;
 const KEY = /^[A-Za-z0-9]([A-Za-z0-9._/-]{0,62}[A-Za-z0-9])?$/;
 const VALUE = /^[A-Za-z0-9._:/-]{0,63}$/;
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ZSourceInputSchema } from '@tpfleet/board-api';
 import { ZPageQuerySchema } from '../common/pagination.js';
+import { MAX_BODY_BYTES } from '../common/http-setup.js';
 import { CONFIG_FIELDS } from './config-document.js';
 import { patternIssues } from './config-template.js';
 
@@ -53,6 +54,7 @@ export const ZRestoreSchema = z
     fields: z
       .array(ZFieldSchema)
       .min(1)
+      .max(CONFIG_FIELDS.length)
       .refine(uniqueFields, { error: 'fields must not repeat' })
       .optional()
       .describe('Restore only these fields (default: all four)'),
@@ -197,7 +199,9 @@ export const ZExportQuerySchema = z.strictObject({
     .transform((v) => v === 'true'),
 });
 
-export const ZImportJsonSchema = z.strictObject({ archive: z.string().min(1).describe('The JSON-lines archive text') });
+export const ZImportJsonSchema = z.strictObject({
+  archive: z.string().min(1).max(MAX_BODY_BYTES).describe('The JSON-lines archive text'),
+});
 
 export const ZFieldChangeSchema = z.object({
   field: z.string(),

@@ -94,11 +94,14 @@ describe('framework refusals as problem+json', () => {
       url: 'http://127.0.0.1:9/hook',
       group_by: [huge],
     });
-    expectProblem(receiver, 400, /group_by/);
+    expectProblem(receiver, 400, /group_by\.0: .*128/);
     const template = await api('POST', '/api/v1/config-templates', {
       name: 'big',
       firmware_sources: { sources: [{ id: huge, kind: 'http', label: 'x', location: 'http://127.0.0.1:9/' }] },
     });
-    expectProblem(template, 400, /firmware_sources/);
+    expectProblem(template, 400, /firmware_sources\.sources\.0\.id: /);
+    // Refused before anything was written.
+    expect((await api('GET', '/api/v1/alert-receivers')).body.items).toEqual([]);
+    expect((await api('GET', '/api/v1/config-templates')).body.items).toEqual([]);
   });
 });
