@@ -1,4 +1,5 @@
-import { compareVersions, newestFirst, relationTo, tagFromImageName } from './version.js';
+import { tagFromImageName } from '../backend/firmware-slots.js';
+import { compareVersions, newestFirst, relationTo } from './version.js';
 
 describe('firmware version ordering (facts §3.5)', () => {
   it.each([

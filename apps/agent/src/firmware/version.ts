@@ -114,14 +114,3 @@ export function newestFirst(a: string, b: string): number {
 export function isReleaseTag(version: string): boolean {
   return /^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/.test(version);
 }
-
-/** Image name a release publishes (facts §7.7). */
-export function imageName(tag: string): string {
-  return `tp2-bmc-firmware-ota-${tag}.tpu`;
-}
-
-/** The tag inside `tp2-bmc-firmware-ota-<tag>.tpu`, or null for any other name. */
-export function tagFromImageName(name: string): string | null {
-  const match = /^tp2-bmc-firmware-ota-(.+)\.tpu$/.exec(name);
-  return match ? match[1]! : null;
-}
