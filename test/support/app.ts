@@ -10,6 +10,9 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 // A fixed key for tests that is not patterned (the configuration refuses all-equal bytes and the like).
 export const TEST_SECRET_KEY = createHash('sha256').update('tpfleet test key').digest('base64');
 
+/** Loopback, which tests allow their receivers and scans to reach (src/common/outbound-policy.ts). */
+export const LOOPBACK_NETWORKS = '127.0.0.0/8,::1/128';
+
 export interface TestApp {
   baseUrl: string;
   app: NestFastifyApplication;
@@ -36,6 +39,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     SECRET_KEY: TEST_SECRET_KEY,
     LOG_LEVEL: 'warn',
+    // The tests' receivers, Alertmanager and racks listen on loopback, which the default policy refuses; a test of
+    // the policy itself passes OUTBOUND_ALLOWED_NETWORKS: '' (unset) or another list.
+    OUTBOUND_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
     ...opts.env,
   });
   // The embedded test database is PGlite behind a socket too: its workers need the short drainDelay.

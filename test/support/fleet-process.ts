@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from './app.js';
+import { LOOPBACK_NETWORKS, TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from './app.js';
 import { testQueuePrefix, type TestDatabase } from './database.js';
 import { testEnv } from './env.js';
 
@@ -76,6 +76,7 @@ export function fleetEnv(db: TestDatabase, redisUrl: string, settings: Record<st
     QUEUE_PREFIX: testQueuePrefix(),
     BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     SECRET_KEY: TEST_SECRET_KEY,
+    OUTBOUND_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
     ...settings,
   };
 }
