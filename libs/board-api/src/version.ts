@@ -66,3 +66,17 @@ export function compareVersions(a: string, b: string, options: VersionOptions = 
 export function isPrerelease(version: string, options: VersionOptions = {}): boolean {
   return (parseVersion(version, options)?.semver.prerelease.length ?? 0) > 0;
 }
+
+/** A sort comparator: newest first; unorderable versions after every orderable one, by name. */
+export function newestFirst(a: string, b: string): number {
+  const order = compareVersions(b, a);
+  if (order !== null) {
+    return order;
+  }
+  const pa = parseVersion(a) !== null;
+  const pb = parseVersion(b) !== null;
+  if (pa !== pb) {
+    return pa ? -1 : 1;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,7 +1,7 @@
 // Ordering is the contract's (libs/board-api/src/version.ts, on `semver`); a firmware tag takes no `+build` suffix.
-import { compareVersions, isPrerelease, parseVersion } from '@tpfleet/board-api/version';
+import { compareVersions } from '@tpfleet/board-api/version';
 
-export { compareVersions, isPrerelease };
+export { compareVersions, isPrerelease, newestFirst } from '@tpfleet/board-api/version';
 
 export type Relation = 'current' | 'newer' | 'older' | 'unknown';
 
@@ -12,20 +12,6 @@ export function relationTo(candidate: string, running: string): Relation {
     return 'unknown';
   }
   return order === 0 ? 'current' : order > 0 ? 'newer' : 'older';
-}
-
-/** Newest first; unorderable versions after every orderable one, by name. */
-export function newestFirst(a: string, b: string): number {
-  const order = compareVersions(b, a);
-  if (order !== null) {
-    return order;
-  }
-  const pa = parseVersion(a) !== null;
-  const pb = parseVersion(b) !== null;
-  if (pa !== pb) {
-    return pa ? -1 : 1;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
