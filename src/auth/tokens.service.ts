@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { ConfigService } from '../config/config.service.js';
-import { NotFoundProblem } from '../common/problem.js';
+import { notFound } from '../common/errors.js';
 import type { Actor, Role } from './roles.js';
 import { type TokenRow, TokensRepository } from './tokens.repository.js';
 
@@ -94,7 +94,7 @@ export class TokensService implements OnApplicationBootstrap {
   async revoke(id: string): Promise<TokenRow> {
     const row = await this.repository.revoke(id, new Date());
     if (!row) {
-      throw new NotFoundProblem('token', id);
+      throw notFound('token', id);
     }
     this.cache.clear();
     return row;
