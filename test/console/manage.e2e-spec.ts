@@ -259,6 +259,7 @@ run(() => {
     await bar.getByRole('button', { name: 'Power on…' }).click();
     // The confirmation is the API's dry run: exactly the two ticked boards.
     const dialog = page.getByRole('dialog', { name: 'Power on node 3 on 2 boards?' });
+    await dialog.waitFor(); // the dry run's answer, all boards at once
     await expect(dialog.locator('.bulk-boards li').allTextContents()).resolves.toEqual([
       'm1: will run ',
       'm3: will run ',
@@ -280,6 +281,7 @@ run(() => {
     await bar.getByLabel('Node').selectOption('3');
     await bar.getByRole('button', { name: 'Power off…' }).click();
     const off = page.getByRole('dialog', { name: 'Power off node 3 on 2 boards?' });
+    await off.waitFor();
     await expect(off.locator('.bulk-boards li').allTextContents()).resolves.toEqual(['m2: will run ', 'm3: will run ']);
     await shot('boards-bulk-confirm');
     await off.getByRole('button', { name: 'Power off' }).click();
