@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TCatalog } from '@tpfleet/board-api';
 import { errorReason } from '@tpfleet/board-api/client';
+import { newestFirst } from '@tpfleet/board-api/version';
 import type { Actor } from '../auth/roles.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
@@ -115,10 +116,7 @@ export class FleetFirmwareService {
       asked: boards.length,
       answered: answers.filter((a) => a.catalog).length,
       versions: [...versions.values()]
-        .sort(
-          (a, b) =>
-            b.boards.length - a.boards.length || b.version.localeCompare(a.version, undefined, { numeric: true }),
-        )
+        .sort((a, b) => b.boards.length - a.boards.length || newestFirst(a.version, b.version))
         .map((v) => ({
           version: v.version,
           prerelease: v.prerelease,

@@ -8,7 +8,7 @@ import { SourcesStore } from './sources-store.js';
 import { FakeFirmwareHost } from '../../test/support/firmware-server.js';
 import { UpdateCheck } from './update-check.js';
 
-describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
+describe('catalogue cache and update check', () => {
   let dir: string;
   let host: FakeFirmwareHost;
   let http: HttpClient;

@@ -9,11 +9,11 @@ import { CommandRunError, type CommandRunner, lastLine } from './runner.js';
 const UBI = '/sys/class/ubi/ubi0';
 const FW_TIMEOUT_MS = 5000;
 
-/** `fw_printenv -n nextboot` as the API reports it (facts §3.7); the slot drivers' contract owns the type. */
+/** `fw_printenv -n nextboot` as the API reports it; the slot drivers' contract owns the type. */
 export type { Nextboot };
 
 /**
- * `fw_printenv -n nextboot` (API facts §3.7): exit 0 with a value → staged; exit 0 empty → not staged; non-zero
+ * `fw_printenv -n nextboot`: exit 0 with a value → staged; exit 0 empty → not staged; non-zero
  * with `not defined` on stderr → not staged (u-boot-tools' wording; libubootenv prints nothing and exits 0); any
  * other failure, or no binary → null.
  */
@@ -36,7 +36,7 @@ export async function readNextboot(runner: CommandRunner, fwArgs: readonly strin
   }
 }
 
-/** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update, facts §7.7 step 9). */
+/** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update). */
 export async function writeNextboot(
   runner: CommandRunner,
   fwArgs: readonly string[],
@@ -54,7 +54,7 @@ export async function writeNextboot(
   }
 }
 
-/** A/B slots of the UBI device (API facts §3.7, §7.8). */
+/** A/B slots of the UBI device. */
 export async function readFirmwareSlots(
   fs: RootFs,
   runner: CommandRunner,
