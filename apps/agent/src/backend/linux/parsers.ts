@@ -127,7 +127,7 @@ export function renderSourcesFile(servers: readonly string[]): string {
   return header + servers.map((s, i) => `server ${s} iburst${i === 0 ? ' prefer' : ''}\n`).join('');
 }
 
-/** KEY=VALUE lines (os-release, staged note). `raw` keeps quotes, as About's `version` requires. */
+/** KEY=VALUE lines of os-release. `raw` keeps quotes, as About's `version` requires. */
 export function parseKeyValues(text: string | null): Map<string, { raw: string; value: string }> {
   const map = new Map<string, { raw: string; value: string }>();
   for (const line of (text ?? '').split('\n')) {

@@ -2,7 +2,7 @@ import type { TFirmwareSlots, TSlot, TStagedImage } from '@tpfleet/board-api';
 import { lastPromotion, promotionHistory } from '../promotion-log.js';
 import { parseKeyValues } from './parsers.js';
 import { nonNegative, type RootFs } from './root-fs.js';
-import type { Nextboot } from '../firmware-slots.js';
+import { type Nextboot, stagedImage } from '../firmware-slots.js';
 import { BoardError } from '../backend.js';
 import { CommandRunError, type CommandRunner, lastLine } from './runner.js';
 
@@ -120,16 +120,5 @@ export async function readFirmwareSlots(
 
 async function readStagedNote(fs: RootFs): Promise<TStagedImage | null> {
   const bytes = await fs.bytes('/mnt/overlay/staged-firmware');
-  if (!bytes || bytes.length === 0) {
-    return null;
-  }
-  const note = parseKeyValues(bytes.subarray(0, 4096).toString('utf8'));
-  const get = (key: string) => note.get(key)?.value ?? null;
-  return {
-    version: get('VERSION'),
-    sha256: get('SHA256'),
-    staged_at: get('STAGED_AT'),
-    source: get('SOURCE'),
-    file: get('FILE'),
-  };
+  return bytes ? stagedImage(bytes.subarray(0, 4096).toString('utf8')) : null;
 }
