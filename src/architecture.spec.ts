@@ -18,13 +18,13 @@ const DOMAIN_FLOOR: Record<string, number> = {
   firmware: 4,
 };
 
-function sources(dir: string): string[] {
+function sources(dir: string, specs = false): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      return entry.name === 'generated' ? [] : sources(path);
+      return entry.name === 'generated' ? [] : sources(path, specs);
     }
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+    return entry.name.endsWith('.ts') && (specs || !entry.name.endsWith('.spec.ts')) ? [path] : [];
   });
 }
 
@@ -67,5 +67,35 @@ describe('src/ layering', () => {
       )
       .map(({ path }) => relative(SRC, path));
     expect(violations).toEqual([]);
+  });
+
+  it('only repositories touch Prisma', () => {
+    // The Prisma module itself (the client and its provider) is the only other place that may hold the client.
+    // This file names what it looks for.
+    const exceptions = new Set(['prisma/prisma.service.ts', 'prisma/prisma.module.ts', 'architecture.spec.ts']);
+    const violations: string[] = [];
+    for (const path of sources(SRC, true)) {
+      const file = relative(SRC, path);
+      if (file.endsWith('.repository.ts') || exceptions.has(file)) {
+        continue;
+      }
+      const text = readFileSync(path, 'utf8');
+      // Row and enum types may travel (`import type { Board }`); the client, its `Prisma` namespace (query inputs,
+      // transaction handles, SQL fragments) and PrismaService may not.
+      for (const [line, , names] of text.matchAll(
+        /^import (type )?\{([^}]*)\} from '[^']*generated\/prisma\/[^']*';$/gm,
+      )) {
+        if (!line.startsWith('import type') || /\b(Prisma|PrismaClient)\b/.test(names)) {
+          violations.push(`${file}: ${line}`);
+        }
+      }
+      if (/from '[^']*generated\/prisma\/[^']*'/.test(text.replace(/^import type \{[^}]*\} from '[^']*';$/gm, ''))) {
+        violations.push(`${file}: imports the Prisma client`);
+      }
+      if (/\bPrismaService\b|\$transaction\b|\$queryRaw|\$executeRaw/.test(text)) {
+        violations.push(`${file}: uses PrismaService or runs a query`);
+      }
+    }
+    expect([...new Set(violations)]).toEqual([]);
   });
 });

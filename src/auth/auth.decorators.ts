@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Actor, Role } from './roles.js';
+import type { ConsoleSession } from './session.service.js';
 
 export const REQUIRED_ROLE = 'tpfleet:required-role';
 export const PUBLIC_ROUTE = 'tpfleet:public-route';
@@ -12,6 +13,11 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
 export interface RequestWithActor {
   actor?: Actor;
+  /**
+   * What the actor was authenticated by: the token's hash, and the console session when it came through the cookie.
+   * A long-lived request (the SSE stream) re-checks it and listens for its revocation.
+   */
+  credential?: { tokenHash: string; session: ConsoleSession | null };
 }
 
 export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {

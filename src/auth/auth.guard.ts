@@ -5,7 +5,7 @@ import { ProblemException } from '../common/problem.js';
 import { PUBLIC_ROUTE, REQUIRED_ROLE, type RequestWithActor } from './auth.decorators.js';
 import { type Actor, type Role, roleAllows } from './roles.js';
 import { CSRF_HEADER, SessionService } from './session.service.js';
-import { TokensService } from './tokens.service.js';
+import { hashToken, TokensService } from './tokens.service.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -32,15 +32,18 @@ export class AuthGuard implements CanActivate {
       throw new ProblemException(403, 'this route declares no role, so nobody may call it');
     }
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithActor>();
-    const actor = await this.authenticate(request);
+    const { actor, credential } = await this.authenticate(request);
     if (!roleAllows(actor.role, required)) {
       throw new ProblemException(403, `this needs the ${required} role; the token "${actor.name}" has ${actor.role}`);
     }
     request.actor = actor;
+    request.credential = credential;
     return true;
   }
 
-  private async authenticate(request: FastifyRequest): Promise<Actor> {
+  private async authenticate(
+    request: FastifyRequest,
+  ): Promise<{ actor: Actor; credential: NonNullable<RequestWithActor['credential']> }> {
     const header = request.headers.authorization;
     if (header === undefined) {
       const session = this.sessions.fromCookieHeader(request.headers.cookie);
@@ -55,7 +58,7 @@ export class AuthGuard implements CanActivate {
         if (!READ_METHODS.has(request.method) && !this.sessions.csrfMatches(session, request.headers[CSRF_HEADER])) {
           throw new ProblemException(403, `a change through a console session needs its CSRF token in ${CSRF_HEADER}`);
         }
-        return actor;
+        return { actor, credential: { tokenHash: session.tokenHash, session } };
       }
     }
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -67,10 +70,11 @@ export class AuthGuard implements CanActivate {
         'Unauthorized',
       );
     }
-    const actor = await this.tokens.authenticate(match[1]!);
+    const tokenHash = hashToken(match[1]!);
+    const actor = await this.tokens.authenticateHash(tokenHash);
     if (!actor) {
       throw new ProblemException(401, 'the API token is unknown, expired or revoked');
     }
-    return actor;
+    return { actor, credential: { tokenHash, session: null } };
   }
 }

@@ -26,6 +26,6 @@ import { TokensService } from './tokens.service.js';
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
   ],
-  exports: [TokensService, AuditService],
+  exports: [TokensService, SessionService, AuditService],
 })
 export class AuthModule {}

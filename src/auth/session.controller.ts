@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ProblemException } from '../common/problem.js';
+import { EventsBus } from '../events/events.bus.js';
 import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import { CurrentActor, Public, RequireRole } from './auth.decorators.js';
 import type { Actor } from './roles.js';
@@ -29,7 +30,10 @@ function isHttps(request: FastifyRequest): boolean {
 /** The console's sign-in: an API token in, a session cookie out (see SessionService). */
 @Controller('api/v1/session')
 export class SessionController {
-  constructor(private readonly sessions: SessionService) {}
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly bus: EventsBus,
+  ) {}
 
   @Post()
   @Public() // the credential is in the body
@@ -80,7 +84,12 @@ export class SessionController {
   @RequireRole('viewer')
   @HttpCode(204)
   @ApiDoc({ summary: 'Sign out: delete the session cookie', tags: ['session'], status: 204 })
-  signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): void {
+  async signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     reply.header('set-cookie', this.sessions.clearCookie(isHttps(request)));
+    const session = this.sessions.fromCookieHeader(request.headers.cookie);
+    if (session) {
+      // The session's event streams end in every process (the cookie itself stays valid until its end: stateless).
+      await this.bus.publishControl({ kind: 'session_ended', sessionId: this.sessions.idOf(session) });
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { z } from 'zod';
@@ -69,6 +69,11 @@ export class SessionService {
     } catch {
       return null;
     }
+  }
+
+  /** Names a session on the event bus (sign-out) without carrying its CSRF token: a hash of it. */
+  idOf(session: ConsoleSession): string {
+    return createHash('sha256').update(`session:${session.csrf}`).digest('hex');
   }
 
   csrfMatches(session: ConsoleSession, sent: string | string[] | undefined): boolean {

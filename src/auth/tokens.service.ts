@@ -1,7 +1,14 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { ConfigService } from '../config/config.service.js';
 import { NotFoundProblem } from '../common/problem.js';
+import { EventsBus } from '../events/events.bus.js';
 import type { Actor, Role } from './roles.js';
 import { type TokenRow, TokensRepository } from './tokens.repository.js';
 
@@ -21,15 +28,30 @@ interface CachedActor {
 }
 
 @Injectable()
-export class TokensService implements OnApplicationBootstrap {
+export class TokensService implements OnApplicationBootstrap, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TokensService.name);
   private readonly cache = new Map<string, CachedActor>();
   private readonly touchedAt = new Map<string, number>();
+  private stopListening: (() => void) | undefined;
 
   constructor(
     private readonly repository: TokensRepository,
     private readonly config: ConfigService,
+    private readonly bus: EventsBus,
   ) {}
+
+  /** A revocation in any process empties this process's cache too, rather than trusting the token 10 s more. */
+  onModuleInit(): void {
+    this.stopListening = this.bus.onControl((message) => {
+      if (message.kind === 'token_revoked') {
+        this.cache.clear();
+      }
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.stopListening?.();
+  }
 
   /** On first start the configured bootstrap token becomes an admin token (stored hashed, revocable). */
   async onApplicationBootstrap(): Promise<void> {
@@ -97,6 +119,8 @@ export class TokensService implements OnApplicationBootstrap {
       throw new NotFoundProblem('token', id);
     }
     this.cache.clear();
+    // Every process closes the event streams opened with this token (and forgets it from its cache).
+    await this.bus.publishControl({ kind: 'token_revoked', tokenId: row.id });
     return row;
   }
 }

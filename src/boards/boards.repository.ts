@@ -165,10 +165,18 @@ export class BoardsRepository {
     }
   }
 
-  async updateFacts(id: string, facts: BoardFacts): Promise<Board> {
-    return this.prisma.board.update({
+  /**
+   * The one writer of what a board's /about says (detection, a poll, a verified install); `tx` when it is part of a
+   * caller's transaction.
+   */
+  async updateFacts(
+    id: string,
+    facts: Partial<BoardFacts>,
+    tx: Prisma.TransactionClient = this.prisma,
+  ): Promise<Board> {
+    return tx.board.update({
       where: { id },
-      data: { ...facts, capabilities: facts.capabilities as Prisma.InputJsonValue, factsAt: new Date() },
+      data: { ...facts, capabilities: facts.capabilities as Prisma.InputJsonValue | undefined, factsAt: new Date() },
     });
   }
 

@@ -17,7 +17,14 @@ export interface FleetEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * Messages between processes that are not fleet events and never reach a stream: a token was revoked, a console
+ * session signed out. Every API instance must hear them to close the SSE streams it holds for that credential.
+ */
+export type ControlMessage = { kind: 'token_revoked'; tokenId: string } | { kind: 'session_ended'; sessionId: string };
+
 const CHANNEL = 'tpfleet_events';
+const CONTROL_CHANNEL = 'tpfleet_control';
 /** NOTIFY refuses payloads of 8000 bytes or more; larger events travel without their data. */
 const MAX_PAYLOAD = 7900;
 /** Alert and board events kept for replay to reconnecting clients: the newest this many, for at most this long. */
@@ -34,6 +41,7 @@ const REPLAY_MAX_AGE_MS = 10 * 60_000;
 export class EventsBus implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(EventsBus.name);
   private readonly local = new EventEmitter();
+  private readonly control = new EventEmitter();
   private listener: pg.Client | undefined;
   private notifier: pg.Pool | undefined;
   private closing = false;
@@ -42,6 +50,7 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
 
   constructor(private readonly config: ConfigService) {
     this.local.setMaxListeners(0);
+    this.control.setMaxListeners(0);
   }
 
   get crossProcess(): boolean {
@@ -60,11 +69,16 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.config.databaseUrl });
     client.on('notification', (msg) => {
-      if (msg.channel !== CHANNEL || !msg.payload) {
+      if (!msg.payload || (msg.channel !== CHANNEL && msg.channel !== CONTROL_CHANNEL)) {
         return;
       }
       try {
-        this.deliver(JSON.parse(msg.payload) as FleetEvent);
+        const parsed: unknown = JSON.parse(msg.payload);
+        if (msg.channel === CONTROL_CHANNEL) {
+          this.control.emit('message', parsed as ControlMessage);
+        } else {
+          this.deliver(parsed as FleetEvent);
+        }
       } catch {
         // a malformed payload is dropped; the stream goes on
       }
@@ -79,6 +93,7 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
     });
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
+    await client.query(`LISTEN ${CONTROL_CHANNEL}`);
     this.listener = client;
   }
 
@@ -103,6 +118,27 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(`event not published: ${err instanceof Error ? err.message : String(err)}`);
       this.deliver(full);
     }
+  }
+
+  /**
+   * Tells every process (this one included) of a revoked credential. A message lost while a process's listener
+   * reconnects is caught by the streams' periodic re-check (src/events/events.controller.ts). Never throws.
+   */
+  async publishControl(message: ControlMessage): Promise<void> {
+    if (this.notifier) {
+      try {
+        await this.notifier.query('SELECT pg_notify($1, $2)', [CONTROL_CHANNEL, JSON.stringify(message)]);
+        return;
+      } catch (err) {
+        this.logger.warn(`control message not published: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    this.control.emit('message', message);
+  }
+
+  onControl(handler: (message: ControlMessage) => void): () => void {
+    this.control.on('message', handler);
+    return () => this.control.off('message', handler);
   }
 
   /**
@@ -146,6 +182,7 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
     this.local.removeAllListeners();
+    this.control.removeAllListeners();
     await this.listener?.end().catch(() => undefined);
     await this.notifier?.end().catch(() => undefined);
   }

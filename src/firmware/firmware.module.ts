@@ -4,6 +4,7 @@ import { BoardsModule } from '../boards/boards.module.js';
 import { ConfigBackupsModule } from '../config-backups/config-backups.module.js';
 import { AlertsPort } from './alerts-port.js';
 import { FirmwareController } from './firmware.controller.js';
+import { FirmwareSourcesRepository } from './firmware-sources.repository.js';
 import { FleetFirmwareService } from './fleet-firmware.service.js';
 import { InstallRunner } from './install.runner.js';
 import { InstallsRepository } from './installs.repository.js';
@@ -23,6 +24,7 @@ import { RolloutsService } from './rollouts.service.js';
   controllers: [FirmwareController, RolloutsController],
   providers: [
     AlertsPort,
+    FirmwareSourcesRepository,
     InstallsRepository,
     RolloutsRepository,
     RolloutPlanner,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TCatalog } from '@tpfleet/board-api';
 import { errorReason } from '@tpfleet/board-api/client';
+import { newestFirst } from '@tpfleet/board-api/version';
 import type { Actor } from '../auth/roles.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
@@ -8,12 +9,12 @@ import { TimelineService } from '../boards/timeline.service.js';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { NotFoundProblem, ProblemException } from '../common/problem.js';
 import type { Board } from '../generated/prisma/client.js';
-import { PrismaService } from '../prisma/prisma.service.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import type { TCatalogueQuery, TFleetSources, TInstallRequest, TPushSources } from './firmware.dto.js';
+import { FirmwareSourcesRepository } from './firmware-sources.repository.js';
 import { firmwareInstallJob, pushSourcesJob } from './firmware.jobs.js';
 import { DISPATCH_LEASE_MS, MAX_ROLLOUT_BOARDS } from './firmware.settings.js';
 import { InstallsRepository } from './installs.repository.js';
@@ -37,7 +38,7 @@ const CATALOGUE_TIMEOUT_MS = 15_000;
 @Injectable()
 export class FleetFirmwareService {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly sources: FirmwareSourcesRepository,
     private readonly boards: BoardsRepository,
     private readonly clients: BoardClientsService,
     private readonly timeline: TimelineService,
@@ -115,10 +116,7 @@ export class FleetFirmwareService {
       asked: boards.length,
       answered: answers.filter((a) => a.catalog).length,
       versions: [...versions.values()]
-        .sort(
-          (a, b) =>
-            b.boards.length - a.boards.length || b.version.localeCompare(a.version, undefined, { numeric: true }),
-        )
+        .sort((a, b) => b.boards.length - a.boards.length || newestFirst(a.version, b.version))
         .map((v) => ({
           version: v.version,
           prerelease: v.prerelease,
@@ -131,7 +129,7 @@ export class FleetFirmwareService {
   }
 
   async sourcesDocument() {
-    const row = await this.prisma.firmwareSourcesDocument.findUnique({ where: { id: 1 } });
+    const row = await this.sources.findDocument();
     if (!row) {
       throw new ProblemException(404, 'no fleet sources document yet; PUT one first');
     }
@@ -144,17 +142,13 @@ export class FleetFirmwareService {
   }
 
   async setSources(doc: TFleetSources, actor: Actor) {
-    await this.prisma.firmwareSourcesDocument.upsert({
-      where: { id: 1 },
-      create: { id: 1, document: doc, updatedBy: actor.name },
-      update: { document: doc, updatedBy: actor.name, revision: { increment: 1 } },
-    });
+    await this.sources.saveDocument(doc, actor.name);
     return this.sourcesDocument();
   }
 
   /** One config-push job per selected board (dry run: the list only). */
   async pushSources(input: TPushSources, actor: Actor) {
-    const row = await this.prisma.firmwareSourcesDocument.findUnique({ where: { id: 1 } });
+    const row = await this.sources.findDocument();
     if (!row) {
       throw new ProblemException(409, 'no fleet sources document to push; PUT /api/v1/firmware/sources first');
     }
@@ -177,21 +171,10 @@ export class FleetFirmwareService {
         })),
       };
     }
-    const push = await this.prisma.firmwareSourcesPush.create({
-      data: {
-        revision: row.revision,
-        document: row.document as object,
-        selector: input.selector,
-        actor: actor.name,
-        results: {
-          create: selected.map((s) =>
-            s.skipped
-              ? { boardId: s.board.id, status: 'skipped', error: s.skipped, finishedAt: new Date() }
-              : { boardId: s.board.id },
-          ),
-        },
-      },
-    });
+    const push = await this.sources.createPush(
+      { revision: row.revision, document: row.document as object, selector: input.selector, actor: actor.name },
+      selected.map((s) => ({ boardId: s.board.id, skipped: s.skipped })),
+    );
     await this.jobs.enqueueMany(
       pushSourcesJob,
       boards.map((b) => ({
@@ -203,7 +186,7 @@ export class FleetFirmwareService {
   }
 
   async push(id: string) {
-    const push = await this.prisma.firmwareSourcesPush.findUnique({ where: { id }, include: { results: true } });
+    const push = await this.sources.findPush(id);
     if (!push) {
       throw new NotFoundProblem('sources push', id);
     }
@@ -223,10 +206,7 @@ export class FleetFirmwareService {
 
   @JobHandler(pushSourcesJob)
   async runPush(payload: JobPayload<typeof pushSourcesJob>, ctx: { attempt: number }) {
-    const result = await this.prisma.firmwareSourcesPushResult.findUnique({
-      where: { pushId_boardId: payload },
-      include: { push: true },
-    });
+    const result = await this.sources.findResult(payload);
     if (!result) {
       throw new PermanentJobError(`no push ${payload.pushId} for board ${payload.boardId}`);
     }
@@ -234,11 +214,7 @@ export class FleetFirmwareService {
       return { status: result.status };
     }
     const board = await this.boards.findById(payload.boardId);
-    const finish = (status: string, error: string | null) =>
-      this.prisma.firmwareSourcesPushResult.update({
-        where: { pushId_boardId: payload },
-        data: { status, error, finishedAt: new Date() },
-      });
+    const finish = (status: string, error: string | null) => this.sources.finishResult(payload, status, error);
     if (!board || board.decommissionedAt) {
       await finish('failed', 'the board was decommissioned or deleted');
       return { status: 'failed' };

@@ -11,7 +11,7 @@ import { BoardsRepository } from '../boards/boards.repository.js';
 import { BoardsService } from '../boards/boards.service.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { ConfigBackupRunner } from '../config-backups/config-backup.runner.js';
-import type { Board, Prisma } from '../generated/prisma/client.js';
+import type { Board } from '../generated/prisma/client.js';
 import type { JobContext, JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { AlertsPort } from './alerts-port.js';
@@ -26,7 +26,7 @@ import {
   SLOTS_POLL_MS,
   SLOTS_TIMEOUT_MS,
 } from './firmware.settings.js';
-import { InstallsRepository, type InstallRow } from './installs.repository.js';
+import { type InstallChange, InstallsRepository, type InstallRow } from './installs.repository.js';
 import { type MaintenanceWindow, nextOpening, openWindow } from './maintenance-window.js';
 import { RolloutDriver } from './rollout.driver.js';
 import { RolloutsRepository } from './rollouts.repository.js';
@@ -154,7 +154,7 @@ export class InstallRunner {
       }
       if (fresh && rollout.status !== 'running') {
         // Paused between dispatch and start: back in line, nothing was sent.
-        await this.installs.release(row.id, owner, 'pending', { attempts: { decrement: 1 } });
+        await this.installs.requeueUnstarted(row.id, owner);
         return 'pending';
       }
       const p = ZPolicySchema.parse(rollout.policy);
@@ -201,8 +201,8 @@ export class InstallRunner {
       client: this.clients.client(board),
       deadline: (row.startedAt ?? new Date()).getTime() + policy.boardTimeoutMs,
     };
-    const step = async (data: Prisma.FirmwareInstallUpdateManyMutationInput) => {
-      if (lost() || !(await this.installs.step(row.id, owner, data))) {
+    const step = async (change: InstallChange) => {
+      if (lost() || !(await this.installs.step(row.id, owner, change))) {
         throw new LeaseLost();
       }
     };
@@ -289,7 +289,7 @@ export class InstallRunner {
   /** POST /firmware/install, with retries when the board could not be reached. Returns the slots once staged. */
   private async install(
     run: Run,
-    step: (data: Prisma.FirmwareInstallUpdateManyMutationInput) => Promise<void>,
+    step: (change: InstallChange) => Promise<void>,
     before: TFirmwareSlots,
   ): Promise<TFirmwareSlots | string> {
     const { row } = run;
@@ -466,7 +466,7 @@ export class InstallRunner {
     owner: string,
     status: InstallStatus,
     reason: string,
-    extra: Prisma.FirmwareInstallUpdateManyMutationInput = {},
+    extra: InstallChange = {},
     verified?: Parameters<InstallsRepository['finishVerified']>[3],
   ): Promise<string> {
     const finished = verified

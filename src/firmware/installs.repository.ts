@@ -1,9 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, type FirmwareInstall } from '../generated/prisma/client.js';
+import type { BoardFacts } from '../boards/board-facts.js';
+import { BoardsRepository } from '../boards/boards.repository.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { ACTIVE_STATUSES, type InstallStatus } from './wave-plan.js';
 
 export type InstallRow = FirmwareInstall;
+
+/** A new install row (single install, or one board of a rollout). */
+export type NewInstall = Prisma.FirmwareInstallUncheckedCreateInput;
+
+/** What an install run records on a transition: the columns a runner may change. */
+export type InstallChange = Partial<
+  Pick<InstallRow, 'reason' | 'fromVersion' | 'installSentAt' | 'rebootSentAt' | 'baselineRolledBack' | 'notBefore'>
+> & { status?: InstallStatus; slots?: object };
 
 /**
  * The per-board state machine's storage. Every transition is a conditional UPDATE: a runner acts on a board only
@@ -12,13 +22,16 @@ export type InstallRow = FirmwareInstall;
  */
 @Injectable()
 export class InstallsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly boards: BoardsRepository,
+  ) {}
 
   find(id: string): Promise<InstallRow | null> {
     return this.prisma.firmwareInstall.findUnique({ where: { id } });
   }
 
-  create(data: Prisma.FirmwareInstallUncheckedCreateInput): Promise<InstallRow> {
+  create(data: NewInstall): Promise<InstallRow> {
     return this.prisma.firmwareInstall.create({ data });
   }
 
@@ -81,7 +94,15 @@ export class InstallsRepository {
   }
 
   /** A transition by the lease holder; false when the lease was lost. */
-  async step(id: string, owner: string, data: Prisma.FirmwareInstallUpdateManyMutationInput): Promise<boolean> {
+  step(id: string, owner: string, change: InstallChange): Promise<boolean> {
+    return this.update(id, owner, change);
+  }
+
+  private async update(
+    id: string,
+    owner: string,
+    data: Prisma.FirmwareInstallUpdateManyMutationInput,
+  ): Promise<boolean> {
     const { count } = await this.prisma.firmwareInstall.updateMany({ where: { id, leaseOwner: owner }, data });
     return count === 1;
   }
@@ -92,9 +113,9 @@ export class InstallsRepository {
     owner: string,
     status: InstallStatus,
     reason: string | null,
-    extra: Prisma.FirmwareInstallUpdateManyMutationInput = {},
+    extra: InstallChange = {},
   ): Promise<boolean> {
-    return this.step(id, owner, {
+    return this.update(id, owner, {
       ...extra,
       status,
       reason,
@@ -116,7 +137,7 @@ export class InstallsRepository {
     verified: {
       boardId: string;
       slots: object;
-      facts: Omit<Prisma.BoardUpdateInput, 'capabilities'> & { capabilities?: string[] };
+      facts: Partial<BoardFacts>;
     },
   ): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
@@ -135,7 +156,7 @@ export class InstallsRepository {
       if (count !== 1) {
         return false;
       }
-      await tx.board.update({ where: { id: verified.boardId }, data: { ...verified.facts, factsAt: now } });
+      await this.boards.updateFacts(verified.boardId, verified.facts, tx);
       await tx.boardReading.upsert({
         where: { boardId: verified.boardId },
         create: { boardId: verified.boardId, slots: verified.slots, slotsAt: now },
@@ -150,9 +171,19 @@ export class InstallsRepository {
     id: string,
     owner: string,
     status: 'pending' | 'awaiting_window',
-    data: Prisma.FirmwareInstallUpdateManyMutationInput = {},
-  ) {
-    return this.step(id, owner, { ...data, status, leaseOwner: null, leaseUntil: null });
+    change: InstallChange = {},
+  ): Promise<boolean> {
+    return this.update(id, owner, { ...change, status, leaseOwner: null, leaseUntil: null });
+  }
+
+  /** Back in line before it started (its rollout was paused after the dispatch): the attempt does not count. */
+  requeueUnstarted(id: string, owner: string): Promise<boolean> {
+    return this.update(id, owner, {
+      status: 'pending',
+      leaseOwner: null,
+      leaseUntil: null,
+      attempts: { decrement: 1 },
+    });
   }
 
   /**

@@ -10,7 +10,13 @@ import { DISPATCH_LEASE_MS, DRIVER_TICK_MS } from './firmware.settings.js';
 import { InstallsRepository } from './installs.repository.js';
 import { openWindow } from './maintenance-window.js';
 import { RolloutPlanner } from './rollout.planner.js';
-import { RolloutsRepository, type RolloutRow, type Tx, type WaveStat } from './rollouts.repository.js';
+import {
+  type RolloutChange,
+  type RolloutLock,
+  RolloutsRepository,
+  type RolloutRow,
+  type WaveStat,
+} from './rollouts.repository.js';
 import { errorThresholdCrossed, pickWithinCaps, successPercent } from './wave-plan.js';
 import { jobId } from '../jobs/job-id.js';
 
@@ -73,15 +79,13 @@ export class RolloutDriver {
 
   /** scheduled → running: the selector is resolved to the frozen board list now. */
   async start(id: string): Promise<boolean> {
-    const started = await this.rollouts.withLock(id, async (tx, rollout) => {
+    const started = await this.rollouts.withLock(id, async (lock, rollout) => {
       if (rollout.status !== 'scheduled') {
         return false;
       }
       const policy = ZPolicySchema.parse(rollout.policy);
       const plan = await this.planner.resolve(ZSelectorSchema.parse(rollout.selector), rollout.version, policy);
-      await this.rollouts.addInstalls(
-        tx,
-        rollout.id,
+      await lock.addInstalls(
         plan.boards.map((b) => ({
           boardId: b.board_id,
           boardName: b.name,
@@ -99,7 +103,7 @@ export class RolloutDriver {
           finishedAt: b.status === 'will_install' ? null : new Date(),
         })),
       );
-      await this.rollouts.update(tx, id, {
+      await lock.update({
         status: 'running',
         statusReason: null,
         startedAt: new Date(),
@@ -115,7 +119,7 @@ export class RolloutDriver {
   }
 
   async advance(id: string): Promise<void> {
-    const dispatch = await this.rollouts.withLock(id, (tx, rollout) => this.step(tx, rollout));
+    const dispatch = await this.rollouts.withLock(id, (lock, rollout) => this.step(lock, rollout));
     await this.enqueue(dispatch ?? []);
   }
 
@@ -132,16 +136,16 @@ export class RolloutDriver {
     );
   }
 
-  private async step(tx: Tx, rollout: RolloutRow): Promise<Dispatch> {
+  private async step(lock: RolloutLock, rollout: RolloutRow): Promise<Dispatch> {
     if (rollout.status !== 'running') {
       return [];
     }
     const policy = ZPolicySchema.parse(rollout.policy);
-    const stats = await this.rollouts.waveStats(tx, rollout.id);
+    const stats = await lock.waveStats();
     const waves = stats.size ? Math.max(...stats.keys()) + 1 : 0;
     let wave = rollout.currentWave;
     let phase = rollout.wavePhase;
-    const update = (data: Parameters<RolloutsRepository['update']>[2]) => this.rollouts.update(tx, rollout.id, data);
+    const update = (change: RolloutChange) => lock.update(change);
     const empty: WaveStat = { wave, total: 0, succeeded: 0, failed: 0, finished: 0, open: 0, byStatus: {} };
 
     for (;;) {
@@ -162,7 +166,7 @@ export class RolloutDriver {
           if (wave !== rollout.currentWave || phase !== rollout.wavePhase) {
             await update({ currentWave: wave, wavePhase: phase });
           }
-          return this.dispatch(tx, rollout, policy, wave);
+          return this.dispatch(lock, policy, wave);
         }
         if (policy.soak_seconds > 0 && s.total > 0) {
           await update({
@@ -187,7 +191,7 @@ export class RolloutDriver {
         if (open) {
           // Retried boards of earlier waves are still going.
           await update({ currentWave: wave, wavePhase: 'installing' });
-          return this.dispatch(tx, rollout, policy, wave);
+          return this.dispatch(lock, policy, wave);
         }
         const ok = pct >= policy.success_threshold_percent;
         const failed = [...stats.values()].reduce((n, w) => n + w.failed, 0);
@@ -222,8 +226,8 @@ export class RolloutDriver {
     }
   }
 
-  private async dispatch(tx: Tx, rollout: RolloutRow, policy: TPolicy, wave: number): Promise<Dispatch> {
-    const active = await this.rollouts.activeCounts(tx, rollout.id);
+  private async dispatch(lock: RolloutLock, policy: TPolicy, wave: number): Promise<Dispatch> {
+    const active = await lock.activeCounts();
     const room = Math.min(policy.concurrency - active.rollout, policy.fleet_cap - active.fleet);
     if (room <= 0) {
       return [];
@@ -239,21 +243,14 @@ export class RolloutDriver {
         ).open
       : true;
     // Fetch more than the room: boards of a rack at its limit are passed over.
-    const candidates = await this.rollouts.dispatchable(
-      tx,
-      rollout.id,
-      wave,
-      windowOpen,
-      room + (policy.max_per_rack ? 1000 : 0),
-    );
+    const candidates = await lock.dispatchable(wave, windowOpen, room + (policy.max_per_rack ? 1000 : 0));
     const picked = pickWithinCaps(candidates, {
       rollout: policy.concurrency - active.rollout,
       fleet: policy.fleet_cap - active.fleet,
       maxPerRack: policy.max_per_rack,
       activePerRack: active.perRack,
     });
-    return this.rollouts.markQueued(
-      tx,
+    return lock.markQueued(
       picked.map((c) => c.id),
       DISPATCH_LEASE_MS,
     );

@@ -5,7 +5,62 @@ import { sqlList } from './installs.repository.js';
 import { ACTIVE_STATUSES, FAILURE_STATUSES, type WaveCounts } from './wave-plan.js';
 
 export type RolloutRow = FirmwareRollout;
-export type Tx = Prisma.TransactionClient;
+type Tx = Prisma.TransactionClient;
+
+/** One board of a rollout's frozen list, as the plan placed it. */
+export type NewRolloutInstall = Omit<Prisma.FirmwareInstallCreateManyInput, 'rolloutId'>;
+
+/** What the driver and the operator's actions change on a rollout. */
+export type RolloutChange = Partial<
+  Pick<RolloutRow, 'status' | 'statusReason' | 'currentWave' | 'wavePhase' | 'soakUntil' | 'startedAt' | 'finishedAt'>
+> & {
+  /** The operator overrode the error threshold of this wave (it does not pause the rollout again). */
+  ackErrorsOfWave?: number;
+};
+
+/**
+ * The rollout's row lock for the length of one transaction (`RolloutsRepository.withLock`): every read and write
+ * made through it is inside that transaction, so callers never hold a transaction handle.
+ */
+export class RolloutLock {
+  constructor(
+    private readonly repository: RolloutsRepository,
+    private readonly tx: Tx,
+    private readonly rolloutId: string,
+  ) {}
+
+  update(change: RolloutChange) {
+    return this.repository.update(this.tx, this.rolloutId, change);
+  }
+
+  addInstalls(installs: NewRolloutInstall[]) {
+    return this.repository.addInstalls(this.tx, this.rolloutId, installs);
+  }
+
+  waveStats() {
+    return this.repository.waveStats(this.tx, this.rolloutId);
+  }
+
+  activeCounts() {
+    return this.repository.activeCounts(this.tx, this.rolloutId);
+  }
+
+  dispatchable(upToWave: number, windowOpen: boolean, limit: number) {
+    return this.repository.dispatchable(this.tx, this.rolloutId, upToWave, windowOpen, limit);
+  }
+
+  markQueued(ids: string[], dispatchLeaseMs: number) {
+    return this.repository.markQueued(this.tx, ids, dispatchLeaseMs);
+  }
+
+  cancelOpen(reason: string) {
+    return this.repository.cancelOpen(this.tx, this.rolloutId, reason);
+  }
+
+  retryFailed(statuses: readonly string[]) {
+    return this.repository.retryFailed(this.tx, this.rolloutId, statuses);
+  }
+}
 
 export interface WaveStat extends WaveCounts {
   wave: number;
@@ -18,7 +73,7 @@ export class RolloutsRepository {
 
   async create(
     rollout: Prisma.FirmwareRolloutUncheckedCreateInput,
-    installs: Array<Omit<Prisma.FirmwareInstallCreateManyInput, 'rolloutId'>>,
+    installs: NewRolloutInstall[],
   ): Promise<RolloutRow> {
     return this.prisma.$transaction(async (tx) => {
       const created = await tx.firmwareRollout.create({ data: rollout });
@@ -27,11 +82,7 @@ export class RolloutsRepository {
     });
   }
 
-  async addInstalls(
-    tx: Tx,
-    rolloutId: string,
-    installs: Array<Omit<Prisma.FirmwareInstallCreateManyInput, 'rolloutId'>>,
-  ) {
+  async addInstalls(tx: Tx, rolloutId: string, installs: NewRolloutInstall[]) {
     for (let i = 0; i < installs.length; i += 1000) {
       await tx.firmwareInstall.createMany({ data: installs.slice(i, i + 1000).map((row) => ({ ...row, rolloutId })) });
     }
@@ -105,19 +156,23 @@ export class RolloutsRepository {
   }
 
   /** Runs `fn` holding the rollout's row lock: one dispatcher per rollout at a time, across processes. */
-  withLock<T>(rolloutId: string, fn: (tx: Tx, rollout: RolloutRow) => Promise<T>): Promise<T | null> {
+  withLock<T>(rolloutId: string, fn: (lock: RolloutLock, rollout: RolloutRow) => Promise<T>): Promise<T | null> {
     return this.prisma.$transaction(
       async (tx) => {
         const [rollout] = await tx.$queryRaw<RolloutRow[]>`
           SELECT * FROM "FirmwareRollout" WHERE "id" = ${rolloutId}::uuid FOR UPDATE`;
-        return rollout ? fn(tx, rollout) : null;
+        return rollout ? fn(new RolloutLock(this, tx, rolloutId), rollout) : null;
       },
       { timeout: 30_000, maxWait: 30_000 },
     );
   }
 
-  update(tx: Tx | PrismaService, id: string, data: Prisma.FirmwareRolloutUpdateInput) {
-    return tx.firmwareRollout.update({ where: { id }, data });
+  update(tx: Tx, id: string, change: RolloutChange) {
+    const { ackErrorsOfWave, ...data } = change;
+    return tx.firmwareRollout.update({
+      where: { id },
+      data: { ...data, errorsAcked: ackErrorsOfWave === undefined ? undefined : { push: ackErrorsOfWave } },
+    });
   }
 
   /** Boards the dispatcher may start now: pending (backoff over) or waiting for a window that is open. */

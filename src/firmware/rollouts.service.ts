@@ -6,7 +6,7 @@ import type { FirmwareInstall } from '../generated/prisma/client.js';
 import { type RolloutAction, type TRolloutCreate, type TRolloutListQuery, ZPolicySchema } from './firmware.dto.js';
 import { RolloutDriver } from './rollout.driver.js';
 import { RolloutPlanner } from './rollout.planner.js';
-import { RolloutsRepository, type RolloutRow } from './rollouts.repository.js';
+import { type RolloutChange, RolloutsRepository, type RolloutRow } from './rollouts.repository.js';
 import { RETRYABLE_STATUSES, successPercent } from './wave-plan.js';
 
 export function installView(i: FirmwareInstall) {
@@ -150,8 +150,8 @@ export class RolloutsService {
       await this.driver.start(id);
       return this.get(id);
     }
-    const outcome = await this.rollouts.withLock(id, async (tx, r) => {
-      const update = (data: Parameters<RolloutsRepository['update']>[2]) => this.rollouts.update(tx, id, data);
+    const outcome = await this.rollouts.withLock(id, async (lock, r) => {
+      const update = (change: RolloutChange) => lock.update(change);
       switch (action) {
         case 'pause':
           if (r.status !== 'running') {
@@ -172,7 +172,7 @@ export class RolloutsService {
           await update({
             status: 'running',
             statusReason: null,
-            errorsAcked: r.statusReason?.startsWith('error threshold') ? { push: r.currentWave } : undefined,
+            ackErrorsOfWave: r.statusReason?.startsWith('error threshold') ? r.currentWave : undefined,
           });
           return 'ok' as const;
         case 'approve':
@@ -190,7 +190,7 @@ export class RolloutsService {
           if (r.status === 'cancelled' || r.status === 'scheduled') {
             return this.conflict(r, action);
           }
-          const { count } = await this.rollouts.retryFailed(tx, id, RETRYABLE_STATUSES);
+          const { count } = await lock.retryFailed(RETRYABLE_STATUSES);
           if (count === 0) {
             return new ProblemException(409, 'no failed, rolled back, stuck or blocked board to retry', {
               rollout_status: r.status,
@@ -208,7 +208,7 @@ export class RolloutsService {
           if (!['scheduled', 'running', 'paused'].includes(r.status)) {
             return this.conflict(r, action);
           }
-          await this.rollouts.cancelOpen(tx, id, `rollout cancelled by ${actor.name}`);
+          await lock.cancelOpen(`rollout cancelled by ${actor.name}`);
           await update({ status: 'cancelled', statusReason: `cancelled by ${actor.name}`, finishedAt: new Date() });
           return 'ok' as const;
       }

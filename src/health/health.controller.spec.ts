@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProblemException } from '../common/problem.js';
-import type { PrismaService } from '../prisma/prisma.service.js';
 import type { QueueHealth } from '../queue/queue.health.js';
 import { HealthController } from './health.controller.js';
+import type { HealthRepository } from './health.repository.js';
 
 const ok = async () => {};
 const down = async () => {
   throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
 };
 const controller = (db: () => Promise<void>, queue: () => Promise<void>) =>
-  new HealthController({ ping: db } as unknown as PrismaService, { ping: queue } as unknown as QueueHealth);
+  new HealthController({ ping: db } as unknown as HealthRepository, { ping: queue } as unknown as QueueHealth);
 
 describe('HealthController', () => {
   it('readyz is 200 when the database and the queue answer', async () => {

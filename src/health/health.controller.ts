@@ -1,8 +1,8 @@
 import { Controller, Get, Logger } from '@nestjs/common';
 import { Public } from '../auth/auth.decorators.js';
 import { ProblemException } from '../common/problem.js';
-import { PrismaService } from '../prisma/prisma.service.js';
 import { QueueHealth } from '../queue/queue.health.js';
+import { HealthRepository } from './health.repository.js';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -36,7 +36,7 @@ async function check(name: string, probe: () => Promise<void>): Promise<string> 
 @Public()
 export class HealthController {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: HealthRepository,
     private readonly queue: QueueHealth,
   ) {}
 
@@ -51,7 +51,7 @@ export class HealthController {
   async readyz(): Promise<{ status: 'ok'; checks: Record<string, string> }> {
     // One after the other: the embedded database (pglite-socket) serves every client on one session and garbles
     // extended-protocol messages that interleave.
-    const database = await check('database', () => this.prisma.ping());
+    const database = await check('database', () => this.database.ping());
     const queue = await check('queue', () => this.queue.ping());
     const checks = { database, queue };
     if (database !== 'ok' || queue !== 'ok') {

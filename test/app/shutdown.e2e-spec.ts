@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { request } from 'undici';
-import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import { pushSources, registerBoards, startFirmwareHost, TARGET, waitOnline, type Api } from '../firmware/helpers.js';

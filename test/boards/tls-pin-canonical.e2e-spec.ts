@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { makeTestPki } from '../../apps/agent/src/tls/test-pki.js';
+import { makeTestPki } from '../../apps/agent/test/support/pki.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase } from '../support/database.js';
 import { requireRedis } from '../support/redis.js';

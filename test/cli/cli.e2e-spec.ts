@@ -6,7 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { apiClient } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import {

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { EventsController } from '../../src/events/events.controller.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';

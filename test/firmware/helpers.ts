@@ -1,7 +1,7 @@
 // Shared by the firmware e2e tests and the rollout bench: a rack with short reboots, a local http firmware source,
 // boards registered and given the fleet sources document.
 import { request } from 'undici';
-import { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { waitFor, type ApiResponse } from '../boards/api.js';
 import type { RackProcess } from '../boards/rack.js';
 

@@ -3,7 +3,7 @@
 // (dialect and daemon version) when the job is planned. Boards that can never do the work are listed as skipped
 // with the reason, never dispatched, and the job still reaches a final state without anyone acting on it.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { PollingScheduler } from '../../src/polling/polling.scheduler.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';

@@ -4,7 +4,7 @@
 // between waves, retry of failed boards, and pause/resume. Each is judged by what the boards saw (the rack's call
 // counters, each board's own /firmware/slots) and by the rollout's state.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { AlertsService } from '../../src/alerts/alerts.service.js';
 import { apiClient, waitFor, type ApiResponse } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';

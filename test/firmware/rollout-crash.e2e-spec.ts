@@ -4,7 +4,7 @@
 // board: the per-board state lives in PostgreSQL, runs are DB-leased, and a run checks the slots before installing.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../support/app.js';

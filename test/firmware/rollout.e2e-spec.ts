@@ -4,7 +4,7 @@
 // catalogue, the sources push, and a bad-input table.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { BoardClient } from '@tpfleet/board-api/client';
-import type { FakeFirmwareHost } from '../../apps/agent/src/firmware/test-firmware-server.js';
+import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import { startTestApp, type TestApp } from '../support/app.js';

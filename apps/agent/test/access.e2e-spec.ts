@@ -12,9 +12,9 @@ import {
   type ServiceOptions,
   type SimulatedServices,
 } from '../src/services/board-services.js';
-import { AgentHarness } from '../src/testing/harness.js';
+import { AgentHarness } from './support/harness.js';
 import { loadServerCertificate, type ServerCertificate } from '../src/tls/certificate.js';
-import { makeTestPki, type TestPki } from '../src/tls/test-pki.js';
+import { makeTestPki, type TestPki } from './support/pki.js';
 
 let pkiDir: string;
 let pki: TestPki;

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 
 import { BoardClient, BoardTransferError } from '@tpfleet/board-api/client';
 
-import { AgentHarness, type Answer } from '../src/testing/harness.js';
+import { AgentHarness, type Answer } from './support/harness.js';
 
 /**
  * The exact request sequences the board's own clients send for the daemon extensions (facts §9), replayed against

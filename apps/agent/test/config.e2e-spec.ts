@@ -1,4 +1,4 @@
-import { AgentHarness } from '../src/testing/harness.js';
+import { AgentHarness } from './support/harness.js';
 
 describe('configuration document over HTTP (facts §3.2, §4)', () => {
   let a: AgentHarness;

@@ -1,9 +1,9 @@
 import { operationList } from '@tpfleet/board-api';
 
-import { FakeFirmwareHost } from '../src/firmware/test-firmware-server.js';
+import { FakeFirmwareHost } from './support/firmware-server.js';
 import { Rack } from '../src/rack/rack.js';
 import { createSimulatedBackend } from '../src/backend-factory.js';
-import { AgentHarness } from '../src/testing/harness.js';
+import { AgentHarness } from './support/harness.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

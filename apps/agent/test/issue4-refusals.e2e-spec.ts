@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { FakeFirmwareHost } from '../src/firmware/test-firmware-server.js';
-import { AgentHarness } from '../src/testing/harness.js';
+import { FakeFirmwareHost } from './support/firmware-server.js';
+import { AgentHarness } from './support/harness.js';
 
 /**
  * Every refusal the facts list for the issue-4 operations, over HTTP: status and message exact, in the path form

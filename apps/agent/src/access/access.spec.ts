@@ -3,9 +3,10 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { makeTestPki, type TestPki } from '../tls/test-pki.js';
+import { makeTestPki, type TestPki } from '../../test/support/pki.js';
 import { AccessStore } from './access-store.js';
-import { changePassword, type AccountStore } from './password-change.js';
+import type { AccountStore } from '../auth/account-store.js';
+import { changePassword } from './password-change.js';
 
 describe('access settings (facts §5)', () => {
   let dir: string;

@@ -1,22 +1,6 @@
 import { BoardError } from '../backend/backend.js';
+import type { AccountStore } from '../auth/account-store.js';
 import { MAX_PASSWORD_BYTES } from '../auth/credential-limits.js';
-
-/**
- * The local accounts, shared with the authenticator's credential check (one store: a changed password is what the
- * next Basic check and login verify). On the simulated board this is the Authenticator's scrypt hash; on the
- * controller it would be /etc/shadow plus `chpasswd`.
- */
-export interface AccountStore {
-  /** Constant-cost check: an unknown account costs as much as a wrong password. */
-  verify(username: string, password: string): Promise<boolean>;
-  /** Replace the password; the account's bearer sessions are then revoked (through `onPasswordChange`). */
-  setPassword(username: string, password: string): Promise<void>;
-  /**
-   * Told the user name whenever an account's password changes or the account goes, however it happened (the API,
-   * the rack, `passwd` on the console): the authenticator revokes that account's sessions.
-   */
-  onPasswordChange?(listener: (username: string) => void): void;
-}
 
 export const MIN_PASSWORD_CHARACTERS = 12;
 

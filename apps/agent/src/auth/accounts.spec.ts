@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 import { BoardError } from '../backend/backend.js';
 import { CommandRunError } from '../backend/linux/runner.js';
-import { FixtureRunner } from '../backend/linux/test-support.js';
-import { AgentHarness, LinuxAgentHarness } from '../testing/harness.js';
+import { FixtureRunner } from '../../test/support/linux-board.js';
+import { AgentHarness, LinuxAgentHarness } from '../../test/support/harness.js';
 import { ShadowAccounts } from './shadow-accounts.js';
 import { cryptScheme, shaCrypt, verifyShaCrypt } from './sha-crypt.js';
 

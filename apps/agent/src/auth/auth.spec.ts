@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { REALM } from './authenticator.js';
 import { TokenStore } from './tokens.js';
-import { AgentHarness, PASSWORD } from '../testing/harness.js';
+import { AgentHarness, PASSWORD } from '../../test/support/harness.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const BAN_TEXT = (duration: string) =>

@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { type AuditActor, type AuditEntry, requestIdOf } from '../audit/audit-log.js';
 import { BoardError } from '../backend/backend.js';
-import { readBody } from '../server/body.js';
-import { sendJson, sendProblem, sendRefusal, sendText, type Spelling } from '../server/reply.js';
+import { readBody } from '../http/body.js';
+import { sendJson, sendProblem, sendRefusal, sendText, type Spelling } from '../http/reply.js';
 import { BanPatrol, formatDuration } from './ban-patrol.js';
 import { LOGIN_BODY_LIMIT, oversizedCredential } from './credential-limits.js';
 import { proxiedIdentity } from '../tls/https.js';
-import type { AccountStore } from '../access/password-change.js';
+import type { AccountStore } from './account-store.js';
 import { LocalAccounts } from './local-accounts.js';
 import type { PasswordHash } from './password.js';
 import { TokenStore } from './tokens.js';

@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { LinuxAgentHarness } from '../testing/harness.js';
+import { LinuxAgentHarness } from '../../test/support/harness.js';
 import { REALM } from './authenticator.js';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-import type { AccountStore } from '../access/password-change.js';
+import type { AccountStore } from './account-store.js';
 import { writeFileAtomic } from '../backend/atomic-file.js';
 import { oversizedCredential } from './credential-limits.js';
 import { PasswordHash } from './password.js';

@@ -2,7 +2,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
-import type { AccountStore } from '../access/password-change.js';
+import type { AccountStore } from './account-store.js';
 import { BoardError } from '../backend/backend.js';
 import { CommandRunError, type CommandRunner, lastLine } from '../backend/linux/runner.js';
 import { oversizedCredential } from './credential-limits.js';

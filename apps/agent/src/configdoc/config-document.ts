@@ -2,9 +2,8 @@ import type { TConfigExport, TImportReport, TNodeSettings } from '@tpfleet/board
 
 import { type BoardBackend, BoardError, type NodeId, type NodeInfoPatch } from '../backend/backend.js';
 import type { SourcesStore } from '../firmware/sources-store.js';
-import { utcStamp } from '../firmware/time.js';
-import { validateHostname } from '../handlers/board.js';
-import { parseNtpServers } from '../handlers/network.js';
+import { utcStamp } from '../backend/timestamps.js';
+import { parseNtpServers, validateHostname } from '../validators/board-settings.js';
 
 export const FORMAT_VERSION = 1;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Catalogue, CATALOG_FILE } from './catalogue.js';
 import { HttpClient } from './http-client.js';
 import { SourcesStore } from './sources-store.js';
-import { FakeFirmwareHost } from './test-firmware-server.js';
+import { FakeFirmwareHost } from '../../test/support/firmware-server.js';
 import { UpdateCheck } from './update-check.js';
 
 describe('catalogue cache and update check (facts §7.5, §7.6)', () => {

@@ -8,7 +8,7 @@ import { loadBoardApi } from '../board-api.js';
 import { relationTo } from './version.js';
 import { listCandidates, type ReaderContext } from './source-readers.js';
 import type { SourcesStore } from './sources-store.js';
-import { utcStamp } from './time.js';
+import { utcStamp } from '../backend/timestamps.js';
 
 export const CATALOG_FILE = 'firmware-catalog.json';
 const FRESH_MS = 1800_000;

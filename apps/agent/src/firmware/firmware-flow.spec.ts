@@ -7,7 +7,7 @@ import { ZCatalogSchema, ZFirmwareSlotsSchema } from '@tpfleet/board-api';
 import { createSimulatedBackend } from '../backend-factory.js';
 import type { SimulatedBoard } from '../backend/simulated/simulated-board.js';
 import { createSimulatedServices, type SimulatedServices } from '../services/board-services.js';
-import { FakeFirmwareHost } from './test-firmware-server.js';
+import { FakeFirmwareHost } from '../../test/support/firmware-server.js';
 
 const accounts = { verify: async () => true, setPassword: async () => undefined };
 

@@ -2,7 +2,7 @@ import type { BoardBackend } from '../backend/backend.js';
 import { Catalogue } from './catalogue.js';
 import { HttpClient, type HttpTimeouts } from './http-client.js';
 import { Installer } from './installer.js';
-import type { FirmwareSlotsDriver } from './slots-driver.js';
+import type { FirmwareSlotsDriver } from '../backend/firmware-slots.js';
 import type { ReaderContext } from './source-readers.js';
 import { SourcesStore } from './sources-store.js';
 import { UpdateCheck } from './update-check.js';

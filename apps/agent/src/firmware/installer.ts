@@ -5,11 +5,11 @@ import type { TInstallResult } from '@tpfleet/board-api';
 
 import { BoardError } from '../backend/backend.js';
 import { HttpError, sumFor, type HttpClient } from './http-client.js';
-import type { FirmwareSlotsDriver } from './slots-driver.js';
+import { type FirmwareSlotsDriver, imageName } from '../backend/firmware-slots.js';
 import { NotOffered, type ReaderContext, resolveRelease } from './source-readers.js';
 import type { SourcesStore } from './sources-store.js';
-import { utcStamp } from './time.js';
-import { imageName, isReleaseTag, relationTo } from './version.js';
+import { utcStamp } from '../backend/timestamps.js';
+import { isReleaseTag, relationTo } from './version.js';
 
 export interface InstallRequest {
   source: string;

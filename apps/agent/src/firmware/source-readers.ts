@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { TCandidate, TSource } from '@tpfleet/board-api';
 
 import type { HttpClient } from './http-client.js';
-import { imageName, isPrerelease, newestFirst, relationTo, tagFromImageName } from './version.js';
+import { imageName, tagFromImageName } from '../backend/firmware-slots.js';
+import { isPrerelease, newestFirst, relationTo } from './version.js';
 
 /** What a remote source offers for one version: where the image is, and its checksum list if published. */
 export interface ReleaseAssets {

@@ -1,7 +1,7 @@
 import type { TChannelState, TUpdateCheck } from '@tpfleet/board-api';
 
 import { githubLatest, githubReleases, type ReaderContext } from './source-readers.js';
-import { utcStamp } from './time.js';
+import { utcStamp } from '../backend/timestamps.js';
 import { compareVersions, newestFirst } from './version.js';
 
 const FRESH_MS = 3600_000;

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 
 import type { TAccessActor } from '@tpfleet/board-api';
 
-import type { BoardBackend } from '../backend/backend.js';
+import { type BoardBackend, BoardError } from '../backend/backend.js';
 import type { BoardServices } from '../services/board-services.js';
 
 /**
@@ -28,3 +28,19 @@ export interface HandlerContext {
 
 /** A handler answers the 200 body, or undefined for "done, nothing to report" (204 / legacy `"ok"`). */
 export type Handler = (ctx: HandlerContext) => Promise<unknown>;
+
+/** What the config, firmware and access handlers see beyond the common context: the board's services and caller. */
+export interface ServiceHandlerContext extends HandlerContext {
+  services: BoardServices;
+  actor: TAccessActor;
+}
+
+/** Adapt a handler that needs the board's services to the common Handler signature. */
+export function withServices(fn: (ctx: ServiceHandlerContext) => Promise<unknown>): Handler {
+  return (ctx) => {
+    if (!ctx.services) {
+      throw new BoardError(501, 'this agent was started without firmware, configuration and access services');
+    }
+    return fn({ ...ctx, services: ctx.services, actor: ctx.actor ?? { name: 'unattributed', scheme: 'none' } });
+  };
+}

@@ -1,5 +1,5 @@
 import { BoardError } from '../backend/backend.js';
-import { Download } from '../server/download.js';
+import { Download } from '../http/download.js';
 import type { Handler } from './context.js';
 import { flagParam, nodeParam, requireParam } from './params.js';
 

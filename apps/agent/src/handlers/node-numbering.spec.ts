@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { renderBoardMetrics } from '../metrics/board-metrics.js';
 import { promotionTimestampSeconds } from '../metrics/firmware-metrics.js';
-import { AgentHarness } from '../testing/harness.js';
+import { AgentHarness } from '../../test/support/harness.js';
 
 describe('node numbering per spelling', () => {
   let h: AgentHarness;

@@ -1,8 +1,18 @@
 import type { operations } from '@tpfleet/board-api';
 
+import { deleteAccessClientCa, getAccess, postAccessPassword, putAccessClientCa } from './access.js';
 import { getAbout, getHealth, getHostname, getInfo, postHostname, postReboot, postReload } from './board.js';
+import { getConfig, postConfig } from './config.js';
 import type { Handler } from './context.js';
 import { getCooling, getThermal, postCooling } from './cooling.js';
+import {
+  getFirmwareAvailable,
+  getFirmwareCheck,
+  getFirmwareSlots,
+  getFirmwareSources,
+  postFirmwareInstall,
+  postFirmwareSources,
+} from './firmware.js';
 import { getNetwork, getNtp, postNetworkReset, postNtp } from './network.js';
 import {
   getNodes,
@@ -15,7 +25,6 @@ import {
   postUsbBoot,
   postUsbBootClear,
 } from './nodes.js';
-import { serviceHandlers } from '../services/service-handlers.js';
 import { getSdcard, getSdcardFiles, postSdcardFormat } from './storage.js';
 import { getBackup, getOther, getUart, getUsbNode1, postUart, postUsbNode1 } from './extensions.js';
 import {
@@ -78,7 +87,18 @@ export const handlers = {
   getFirmwareUpload,
   postUpload,
   getUploadCancel,
-  ...serviceHandlers,
+  getConfig,
+  postConfig,
+  getAccess,
+  putAccessClientCa,
+  deleteAccessClientCa,
+  postAccessPassword,
+  getFirmwareAvailable,
+  getFirmwareCheck,
+  postFirmwareInstall,
+  getFirmwareSlots,
+  getFirmwareSources,
+  postFirmwareSources,
 } satisfies Record<Exclude<OperationId, PendingOperationId>, Handler>;
 
 /** The handler of an operation id, or undefined when it is pending (or unknown to this build). */

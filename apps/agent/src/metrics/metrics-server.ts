@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 
 import type { BoardBackend } from '../backend/backend.js';
-import { sendText } from '../server/reply.js';
-import { closeServer, listen } from '../server/server.js';
+import { sendText } from '../http/reply.js';
+import { closeServer, listen } from '../http/listen.js';
 import { type FirmwareSlotsSource, renderBoardMetrics } from './board-metrics.js';
 import { CONTENT_TYPE } from './prometheus.js';
 

@@ -17,7 +17,7 @@ export function hasBodyFaults(f: BodyFaults): boolean {
 
 /**
  * Makes `res` deliver its answer through the faults. Every agent answer is one `writeHead` + one `end(body)`
- * (src/server/reply.ts), so both are taken over: the head is held until the body is known (its Content-Length
+ * (src/http/reply.ts), so both are taken over: the head is held until the body is known (its Content-Length
  * follows the padding), then the body goes out as the faults say. Streamed answers (`write`) pass untouched.
  */
 export function applyBodyFaults(res: ServerResponse, faults: BodyFaults): void {

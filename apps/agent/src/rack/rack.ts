@@ -9,10 +9,10 @@ import { BoardError, type BoardBackend } from '../backend/backend.js';
 import { renderBoardMetrics } from '../metrics/board-metrics.js';
 import { CONTENT_TYPE } from '../metrics/prometheus.js';
 import { AgentApp, type LogFn } from '../server/agent.js';
-import { parseJsonObject, readBody } from '../server/body.js';
+import { parseJsonObject, readBody } from '../http/body.js';
 import type { Dialect, DialectName } from '../server/dialect.js';
-import { sendEmpty, sendJson, sendProblem, sendRefusal } from '../server/reply.js';
-import { closeServer, listen } from '../server/server.js';
+import { sendEmpty, sendJson, sendProblem, sendRefusal } from '../http/reply.js';
+import { closeServer, listen } from '../http/listen.js';
 import { HttpClient } from '../firmware/http-client.js';
 import {
   type BoardServices,

@@ -9,10 +9,18 @@ import { loadBoardApi } from '../board-api.js';
 import { BoardError, type BoardBackend } from '../backend/backend.js';
 import { handlerFor } from '../handlers/registry.js';
 import { setNodeInfoFromLegacyBody } from '../handlers/node-info.js';
-import { mergeBody, mergeDocumentBody, parseBody, parseJsonObject, queryParams, readBody } from './body.js';
+import { mergeBody, mergeDocumentBody, parseBody, parseJsonObject, queryParams, readBody } from '../http/body.js';
 import { AGENT_DIALECT, type Dialect, applyDialect, dialectHasPathForm, nodeBaseFor } from './dialect.js';
-import { type RefusalForm, type Spelling, sendEmpty, sendJson, sendLegacy, sendProblem, sendRefusal } from './reply.js';
-import { Download, sendDownload } from './download.js';
+import {
+  type RefusalForm,
+  type Spelling,
+  sendEmpty,
+  sendJson,
+  sendLegacy,
+  sendProblem,
+  sendRefusal,
+} from '../http/reply.js';
+import { Download, sendDownload } from '../http/download.js';
 import { lookupPath, routesFor } from './routes.js';
 import type { BoardServices } from '../services/board-services.js';
 import { serveStatic } from './static-files.js';

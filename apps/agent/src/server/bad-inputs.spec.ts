@@ -1,4 +1,4 @@
-import { AgentHarness, type RequestOptions } from '../testing/harness.js';
+import { AgentHarness, type RequestOptions } from '../../test/support/harness.js';
 
 type Row = [name: string, method: string, path: string, options: RequestOptions, status: number, message: string];
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { FakeFirmwareHost } from '../firmware/test-firmware-server.js';
+import { FakeFirmwareHost } from '../../test/support/firmware-server.js';
 import { handlers, PENDING_OPERATIONS } from '../handlers/registry.js';
 import {
   callLegacy,
@@ -15,9 +15,9 @@ import {
   pathVerdict,
   SAMPLES,
   SEQUENCE_ROWS,
-} from '../testing/contract-table.js';
-import { AgentHarness } from '../testing/harness.js';
-import { makeTestPki } from '../tls/test-pki.js';
+} from '../../test/support/contract-table.js';
+import { AgentHarness } from '../../test/support/harness.js';
+import { makeTestPki } from '../../test/support/pki.js';
 
 /**
  * Contract tests generated from the operation table: every row is called in both spellings and its answer is checked

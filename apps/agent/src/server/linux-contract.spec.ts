@@ -1,7 +1,7 @@
 import { operationList } from '@tpfleet/board-api';
 
-import type { BoardEvent, FixtureName } from '../backend/linux/test-support.js';
-import { FakeFirmwareHost } from '../firmware/test-firmware-server.js';
+import type { BoardEvent, FixtureName } from '../../test/support/linux-board.js';
+import { FakeFirmwareHost } from '../../test/support/firmware-server.js';
 import {
   callLegacy,
   callPath,
@@ -10,8 +10,8 @@ import {
   legacyVerdict,
   pathVerdict,
   SEQUENCE_ROWS,
-} from '../testing/contract-table.js';
-import { LinuxAgentHarness } from '../testing/harness.js';
+} from '../../test/support/contract-table.js';
+import { LinuxAgentHarness } from '../../test/support/harness.js';
 
 /**
  * The contract table against the Linux backend: an agent whose board is a LinuxBoard over a copy of a fixture tree

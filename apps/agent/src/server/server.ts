@@ -7,7 +7,8 @@ import { createTlsServer, tlsOptions, updateClientCa } from '../tls/https.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { BoardBackend } from '../backend/backend.js';
 import { AgentApp, type AgentOptions } from './agent.js';
-import { sendProblem } from './reply.js';
+import { closeServer, listen } from '../http/listen.js';
+import { sendProblem } from '../http/reply.js';
 
 export interface AgentServerOptions extends AgentOptions {
   backend: BoardBackend;
@@ -64,27 +65,4 @@ async function route(app: AgentApp, req: IncomingMessage, res: ServerResponse): 
     return;
   }
   await app.handle(req, res, url.pathname, url.searchParams);
-}
-
-export function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
-    });
-  });
-}
-
-export function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) {
-      return resolve();
-    }
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    // In-flight requests get a moment to finish; then they are cut so shutdown cannot hang.
-    setTimeout(() => server.closeAllConnections(), 2000).unref();
-  });
 }

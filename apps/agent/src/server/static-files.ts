@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 
-import { sendText } from './reply.js';
+import { sendText } from '../http/reply.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

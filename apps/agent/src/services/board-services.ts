@@ -1,12 +1,12 @@
 import { join, resolve } from 'node:path';
 
 import { AccessStore, type AccessPaths } from '../access/access-store.js';
-import type { AccountStore } from '../access/password-change.js';
+import type { AccountStore } from '../auth/account-store.js';
 import { AuditLog } from '../audit/audit-log.js';
 import type { BoardBackend } from '../backend/backend.js';
 import { FirmwareServices } from '../firmware/firmware-services.js';
 import type { HttpTimeouts } from '../firmware/http-client.js';
-import { type SimulatedFirmwareHost, SimulatedSlots } from '../firmware/simulated-slots.js';
+import { type SimulatedFirmwareHost, SimulatedSlots } from '../backend/simulated/firmware-slots.js';
 import { Transfers } from '../transfers/transfers.js';
 
 /**
@@ -149,7 +149,7 @@ export async function createLinuxServices(
   options: LinuxServiceOptions,
 ): Promise<BoardServices> {
   const { RootFs } = await import('../backend/linux/root-fs.js');
-  const { LinuxSlots } = await import('../firmware/linux-slots.js');
+  const { LinuxSlots } = await import('../backend/linux/firmware-slots.js');
   const fs = new RootFs(options.root ?? '/');
   const slots = new LinuxSlots({ fs, runner: options.runner, fwEnvArgs: options.fwEnvArgs });
   const firmware = new FirmwareServices({

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 
 import { loadServerCertificate, type ServerCertificate } from './certificate.js';
 import { createTlsServer, proxiedIdentity, tlsOptions, updateClientCa } from './https.js';
-import { makeTestPki, type TestPki } from './test-pki.js';
+import { makeTestPki, type TestPki } from '../../test/support/pki.js';
 
 describe('HTTPS listener and mTLS proxy identity (facts §6.2 step 2, §6.5)', () => {
   let dir: string;

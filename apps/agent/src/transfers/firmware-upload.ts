@@ -5,9 +5,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import { BoardError } from '../backend/backend.js';
-import type { FirmwareSlotsDriver } from '../firmware/slots-driver.js';
-import { utcStamp } from '../firmware/time.js';
-import { isReleaseTag, tagFromImageName } from '../firmware/version.js';
+import { type FirmwareSlotsDriver, tagFromImageName } from '../backend/firmware-slots.js';
+import { utcStamp } from '../backend/timestamps.js';
+import { isReleaseTag } from '../firmware/version.js';
 
 /** Where an uploaded firmware image goes (facts §7.7 "Upload install"). */
 export interface FirmwareUpload {

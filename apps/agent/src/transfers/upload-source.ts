@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 
 import { BoardError } from '../backend/backend.js';
-import { mediaType } from '../server/body.js';
+import { mediaType } from '../http/body.js';
 
 /** An upload that sends nothing for this long is dropped (the transfer then fails). */
 export const UPLOAD_IDLE_MS = 60_000;

@@ -3,66 +3,13 @@ import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { Link, navigate, useLocation } from '../router';
 import { useCan } from '../session';
+import { ReceiversSection } from './AlertReceivers';
+import { RulesSection } from './AlertRules';
+import { SilencesSection } from './AlertSilences';
 import { ago, Confirm, Empty, ErrorBox, StateBadge, useToast } from '../ui';
 
 const STATUSES = ['firing', 'pending', 'resolved'] as const;
 type Status = (typeof STATUSES)[number];
-
-function Rules() {
-  const rules = useQuery({
-    queryKey: ['alerts', 'rules'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/alert-rules')),
-  });
-  return (
-    <section>
-      <h2>Rules</h2>
-      <ErrorBox error={rules.error} />
-      <table className="table">
-        <tbody>
-          {rules.data?.items.map((r) => (
-            <tr key={r.id}>
-              <td>{r.name}</td>
-              <td>
-                <span className={`badge sev-${r.severity}`}>{r.severity}</span>
-              </td>
-              <td className="muted">{r.description}</td>
-              <td>{r.enabled ? 'enabled' : 'disabled'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
-  );
-}
-
-function Receivers() {
-  const receivers = useQuery({
-    queryKey: ['alerts', 'receivers'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/alert-receivers')),
-  });
-  return (
-    <section>
-      <h2>Receivers</h2>
-      <ErrorBox error={receivers.error} />
-      {receivers.data?.items.length === 0 && (
-        <Empty>
-          No receiver: alerts show here only. Add one (webhook, Slack, Alertmanager…) with POST /api/v1/alert-receivers.
-        </Empty>
-      )}
-      <ul className="list">
-        {receivers.data?.items.map((r) => (
-          <li key={r.id}>
-            {r.name}{' '}
-            <span className="muted">
-              {r.type}, from {r.min_severity}
-            </span>{' '}
-            {r.enabled ? '' : '(disabled)'}
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
-}
 
 export function AlertsPage() {
   const { query } = useLocation();
@@ -163,8 +110,9 @@ export function AlertsPage() {
           ))}
         </tbody>
       </table>
-      <Rules />
-      {isAdmin && <Receivers />}
+      <SilencesSection />
+      <RulesSection />
+      {isAdmin && <ReceiversSection />}
       {silence && (
         <Confirm
           title="Silence this alert?"

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, unwrap } from '../api/client';
+import { ConfigVersions } from '../components/ConfigVersions';
 import { type Series, ThermalChart } from '../components/ThermalChart';
 import { useCan } from '../session';
 import { ago, Confirm, Empty, ErrorBox, StateBadge, useToast } from '../ui';
@@ -158,91 +159,6 @@ function Thermal({ id, latest }: { id: string; latest: ThermalReading | null }) 
         <Empty>No temperature recorded yet: the board has not been polled.</Empty>
       ) : (
         <ThermalChart series={series} />
-      )}
-    </section>
-  );
-}
-
-function ConfigVersions({ id, name }: { id: string; name: string }) {
-  const canOperate = useCan('operator');
-  const toast = useToast();
-  const [diffOf, setDiffOf] = useState<number | null>(null);
-  const [restore, setRestore] = useState<{ id: string; version: number } | null>(null);
-  const versions = useQuery({
-    queryKey: ['board', id, 'config-versions'],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/boards/{id}/config/versions', { params: { path: { id }, query: { limit: 20 } } })),
-  });
-  const diff = useQuery({
-    queryKey: ['board', id, 'config-diff', diffOf],
-    enabled: diffOf !== null,
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v1/boards/{id}/config/diff', {
-          params: { path: { id }, query: { from: diffOf!, to: 'live' } },
-        }),
-      ) as { identical: boolean; changes: { path: string; from: unknown; to: unknown }[] },
-  });
-  const doRestore = useMutation({
-    mutationFn: async (versionId: string) =>
-      unwrap(
-        await api.POST('/api/v1/boards/{id}/config/restore', {
-          params: { path: { id } },
-          body: { version_id: versionId },
-        }),
-      ),
-    onSuccess: () => toast(`${name}: restore started`),
-    onError: (err) => toast(err.message, 'error'),
-  });
-  return (
-    <section>
-      <h2>Config versions</h2>
-      <ErrorBox error={versions.error} />
-      {versions.data?.items.length === 0 && (
-        <Empty>No backup yet: the nightly backup (or “Back up now”) takes one.</Empty>
-      )}
-      <ul className="list">
-        {versions.data?.items.map((v) => (
-          <li key={v.id}>
-            v{v.version}{' '}
-            <span className="muted">
-              {ago(v.captured_at)} · {v.source}
-            </span>{' '}
-            <button type="button" className="link" onClick={() => setDiffOf(diffOf === v.version ? null : v.version)}>
-              {diffOf === v.version ? 'hide diff' : 'diff with live'}
-            </button>
-            {canOperate && (
-              <button type="button" className="link" onClick={() => setRestore({ id: v.id, version: v.version })}>
-                restore
-              </button>
-            )}
-            {diffOf === v.version && (
-              <div className="diff">
-                <ErrorBox error={diff.error} />
-                {diff.data?.identical && <span className="muted">identical to the live config</span>}
-                {diff.data?.changes.map((c) => (
-                  <div key={c.path}>
-                    <code>{c.path}</code>: <del>{JSON.stringify(c.from)}</del> → <ins>{JSON.stringify(c.to)}</ins>
-                  </div>
-                ))}
-              </div>
-            )}
-          </li>
-        ))}
-      </ul>
-      {restore && (
-        <Confirm
-          title={`Restore config v${restore.version}?`}
-          confirmLabel="Restore"
-          danger
-          onCancel={() => setRestore(null)}
-          onConfirm={() => {
-            doRestore.mutate(restore.id);
-            setRestore(null);
-          }}
-        >
-          Writes hostname, NTP servers, firmware sources and node settings of v{restore.version} to board {name}.
-        </Confirm>
       )}
     </section>
   );

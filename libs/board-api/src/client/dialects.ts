@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { operationList, operations, type OperationId } from '../operations.js';
+import { compareVersions } from '../version.js';
 import { ZAboutForkSchema, ZAboutSchema, ZAboutUpstreamSchema, type TAbout } from '../schemas/board.js';
 import { ZCoolingDeviceSchema, type TCoolingDevice } from '../schemas/cooling.js';
 
@@ -56,46 +57,20 @@ export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId
   'getUploadCancel',
 ]);
 
-/** Parses `v1.2.3[-pre][+build]`; null when not version-shaped. */
-export function parseVersion(text: string): { parts: number[]; pre: string | null } | null {
-  const m = /^v?(\d+(?:\.\d+)*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(text.trim().replace(/^"|"$/g, ''));
-  if (!m) {
-    return null;
-  }
-  return { parts: m[1]!.split('.').map(Number), pre: m[2] ?? null };
-}
-
-/** Compares two versions (missing parts count as 0; a pre-release sorts before its release). Null if unorderable. */
-export function compareVersions(a: string, b: string): number | null {
-  const x = parseVersion(a);
-  const y = parseVersion(b);
-  if (!x || !y) {
-    return null;
-  }
-  const n = Math.max(x.parts.length, y.parts.length);
-  for (let i = 0; i < n; i++) {
-    const d = (x.parts[i] ?? 0) - (y.parts[i] ?? 0);
-    if (d !== 0) {
-      return Math.sign(d);
-    }
-  }
-  if (x.pre === y.pre) {
-    return 0;
-  }
-  if (x.pre === null) {
-    return 1;
-  }
-  if (y.pre === null) {
-    return -1;
-  }
-  return x.pre < y.pre ? -1 : 1;
+/**
+ * Orders two daemon versions as About reports them (quotes stripped, a `+build` suffix ignored): negative, zero or
+ * positive, or null when either is not version-shaped. The ordering is ../version.ts's, on `semver`.
+ */
+export function compareDaemonVersions(a: string, b: string): number | null {
+  const unquote = (text: string) => text.trim().replace(/^"|"$/g, '');
+  return compareVersions(unquote(a), unquote(b), { build: true });
 }
 
 function atLeast(version: string | undefined, since: string): boolean {
   if (version === undefined) {
     return true; // unknown version: assume the newest, and let the board answer
   }
-  const c = compareVersions(version, since);
+  const c = compareDaemonVersions(version, since);
   return c === null ? true : c >= 0;
 }
 

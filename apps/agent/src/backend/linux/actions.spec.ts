@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoardError } from '../backend.js';
 import { CommandRunError } from './runner.js';
-import { type BoardEvent, createFixtureLinuxBoard, type FixtureBoard } from './test-support.js';
+import { type BoardEvent, createFixtureLinuxBoard, type FixtureBoard } from '../../../test/support/linux-board.js';
 
 let tmp: string;
 beforeEach(async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { BoardError } from '../backend.js';
 import { parseEeprom, parseTracking } from './parsers.js';
 import { CommandRunError } from './runner.js';
-import { createFixtureLinuxBoard } from './test-support.js';
+import { createFixtureLinuxBoard } from '../../../test/support/linux-board.js';
 
 let tmp: string;
 beforeEach(async () => {

@@ -14,7 +14,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoardError } from '../backend.js';
-import { createFixtureLinuxBoard, type FixtureBoard } from './test-support.js';
+import { createFixtureLinuxBoard, type FixtureBoard } from '../../../test/support/linux-board.js';
 
 let tmp: string;
 beforeEach(async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { BoardError } from '../backend.js';
 import { LinuxBoard } from './linux-board.js';
 import { CommandRunError, ExecFileRunner } from './runner.js';
-import { copyFixtureTree } from './test-support.js';
+import { copyFixtureTree } from '../../../test/support/linux-board.js';
 
 /**
  * The backend against the real Debian tools where this machine has them (packages u-boot-tools, chrony). Each block

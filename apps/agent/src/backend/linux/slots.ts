@@ -2,7 +2,7 @@ import type { TFirmwareSlots, TSlot, TStagedImage } from '@tpfleet/board-api';
 import { lastPromotion, promotionHistory } from '../promotion-log.js';
 import { parseKeyValues } from './parsers.js';
 import { nonNegative, type RootFs } from './root-fs.js';
-import type { Nextboot } from '../../firmware/slots-driver.js';
+import type { Nextboot } from '../firmware-slots.js';
 import { BoardError } from '../backend.js';
 import { CommandRunError, type CommandRunner, lastLine } from './runner.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
-import { tempStateDir } from './test-support.js';
+import { tempStateDir } from '../../../test/support/simulated-board.js';
 
 describe('writeFileAtomic', () => {
   let dir: string;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-import { RECLAIM_EVERY_BYTES, reclaimTransferBuffers } from '../../transfers/reclaim.js';
+import { RECLAIM_EVERY_BYTES, reclaimTransferBuffers } from './reclaim.js';
 import { BoardError } from '../backend.js';
 
 const ZEROS = Buffer.alloc(1024 * 1024);

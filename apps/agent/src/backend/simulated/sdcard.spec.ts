@@ -2,7 +2,7 @@ import { mkdir, readdir, symlink, truncate, utimes, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { BoardError } from '../backend.js';
 import type { SimulatedBoard } from './simulated-board.js';
-import { FakeTime, startedBoard, tempStateDir } from './test-support.js';
+import { FakeTime, startedBoard, tempStateDir } from '../../../test/support/simulated-board.js';
 
 describe('simulated microSD card', () => {
   let dir: string;

@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoardError } from '../backend.js';
-import { FakeTime, startedBoard, tempStateDir } from './test-support.js';
+import { FakeTime, startedBoard, tempStateDir } from '../../../test/support/simulated-board.js';
 
 describe('SimulatedBoard', () => {
   let dir: string;

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoardError } from '../backend.js';
 import type { SimulatedBoard } from './simulated-board.js';
-import { FakeTime, startedBoard, tempStateDir } from './test-support.js';
+import { FakeTime, startedBoard, tempStateDir } from '../../../test/support/simulated-board.js';
 import { ThermalModel } from './thermal-model.js';
 
 describe('thermal zone and fan', () => {

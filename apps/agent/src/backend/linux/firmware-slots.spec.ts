@@ -2,13 +2,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { RootFs } from '../backend/linux/root-fs.js';
-import type { CommandResult, CommandRunner, RunOptions } from '../backend/linux/runner.js';
-import { HttpClient } from './http-client.js';
-import { Installer } from './installer.js';
-import { LinuxSlots } from './linux-slots.js';
-import { SourcesStore } from './sources-store.js';
-import { FakeFirmwareHost } from './test-firmware-server.js';
+import { RootFs } from './root-fs.js';
+import type { CommandResult, CommandRunner, RunOptions } from './runner.js';
+import { HttpClient } from '../../firmware/http-client.js';
+import { Installer } from '../../firmware/installer.js';
+import { LinuxSlots } from './firmware-slots.js';
+import { SourcesStore } from '../../firmware/sources-store.js';
+import { FakeFirmwareHost } from '../../../test/support/firmware-server.js';
 
 /** Records argument vectors and answers from a script, as the Linux backend's fixture tests do. */
 class ScriptedRunner implements CommandRunner {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-import { imageName } from './version.js';
+import { imageName } from '../../src/backend/firmware-slots.js';
 
 export interface FakeRelease {
   version: string;

@@ -3,18 +3,18 @@ import { dirname } from 'node:path';
 
 import type { TFirmwareSlots } from '@tpfleet/board-api';
 
-import { writeFileAtomic } from '../backend/atomic-file.js';
-import { BoardError } from '../backend/backend.js';
-import type { RootFs } from '../backend/linux/root-fs.js';
-import { type CommandRunner, lastLine } from '../backend/linux/runner.js';
-import { readFirmwareSlots, readNextboot, writeNextboot } from '../backend/linux/slots.js';
+import { writeFileAtomic } from '../atomic-file.js';
+import { BoardError } from '../backend.js';
+import type { RootFs } from './root-fs.js';
+import { type CommandRunner, lastLine } from './runner.js';
+import { readFirmwareSlots, readNextboot, writeNextboot } from './slots.js';
 import {
   type FirmwareSlotsDriver,
   formatNote,
   type Nextboot,
   ROOTFS_VOLUME_BYTES,
   type StagedNote,
-} from './slots-driver.js';
+} from '../firmware-slots.js';
 
 const STAGED_NOTE = '/mnt/overlay/staged-firmware';
 const OSUPDATE = '/sbin/osupdate';

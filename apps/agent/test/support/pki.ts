@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { run } from './certificate.js';
+import { run } from '../../src/tls/certificate.js';
 
 export interface TestPki {
   caCert: string;

@@ -3,8 +3,8 @@ import { basename, join } from 'node:path';
 
 import type { TFirmwareSlots, TSlot } from '@tpfleet/board-api';
 
-import { writeFileAtomic } from '../backend/atomic-file.js';
-import { BoardError } from '../backend/backend.js';
+import { writeFileAtomic } from '../atomic-file.js';
+import { BoardError } from '../backend.js';
 import {
   type FirmwareSlotsDriver,
   formatNote,
@@ -15,9 +15,9 @@ import {
   ROOTFS_VOLUME_BYTES,
   type StagedNote,
   stagedImage,
-} from './slots-driver.js';
-import { busyboxDate } from './time.js';
-import { tagFromImageName } from './version.js';
+  tagFromImageName,
+} from '../firmware-slots.js';
+import { busyboxDate } from '../timestamps.js';
 
 /** What the simulated firmware needs from the simulated board. */
 export interface SimulatedFirmwareHost {

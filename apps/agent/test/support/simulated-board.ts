@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SimulatedBoard, type SimulatedBoardOptions } from './simulated-board.js';
+import { SimulatedBoard, type SimulatedBoardOptions } from '../../src/backend/simulated/simulated-board.js';
 
 /**
  * A clock that only moves when the board sleeps or the test says so: delays cost no real time.

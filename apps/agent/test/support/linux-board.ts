@@ -3,18 +3,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LibgpiodToolsDriver } from './gpio.js';
-import { LinuxBoard, type LinuxBoardOptions } from './linux-board.js';
-import { shaCrypt } from '../../auth/sha-crypt.js';
-import type { FsStats } from './root-fs.js';
-import type { CommandResult, CommandRunner, RunOptions } from './runner.js';
+import { LibgpiodToolsDriver } from '../../src/backend/linux/gpio.js';
+import { LinuxBoard, type LinuxBoardOptions } from '../../src/backend/linux/linux-board.js';
+import { shaCrypt } from '../../src/auth/sha-crypt.js';
+import type { FsStats } from '../../src/backend/linux/root-fs.js';
+import type { CommandResult, CommandRunner, RunOptions } from '../../src/backend/linux/runner.js';
 
 /**
  * Test support for the Linux backend: fixture trees, a recording CommandRunner and a one-call fixture-backed board.
  * The same `createFixtureLinuxBoard` is meant for the backend contract tests that also run against the simulated board.
  */
 
-export const FIXTURES_DIR = fileURLToPath(new URL('./fixtures/', import.meta.url));
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/linux/', import.meta.url));
 export type FixtureName = 'v2.5' | 'v2.4';
 
 export interface FixtureMeta {

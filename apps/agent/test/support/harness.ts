@@ -4,25 +4,20 @@ import { join } from 'node:path';
 
 import type { TSourcesInput } from '@tpfleet/board-api';
 
-import { accountsOf, Authenticator, type AuthOptions } from '../auth/authenticator.js';
-import { ACCOUNTS_FILE } from '../auth/local-accounts.js';
-import { ShadowAccounts } from '../auth/shadow-accounts.js';
-import { createSimulatedBackend } from '../backend-factory.js';
-import {
-  createFixtureLinuxBoard,
-  emulateChpasswd,
-  type FixtureBoard,
-  type FixtureName,
-} from '../backend/linux/test-support.js';
-import type { SimulatedBoard } from '../backend/simulated/simulated-board.js';
-import { createAgentServer, type AgentServer } from '../server/server.js';
+import { accountsOf, Authenticator, type AuthOptions } from '../../src/auth/authenticator.js';
+import { ACCOUNTS_FILE } from '../../src/auth/local-accounts.js';
+import { ShadowAccounts } from '../../src/auth/shadow-accounts.js';
+import { createSimulatedBackend } from '../../src/backend-factory.js';
+import { createFixtureLinuxBoard, emulateChpasswd, type FixtureBoard, type FixtureName } from './linux-board.js';
+import type { SimulatedBoard } from '../../src/backend/simulated/simulated-board.js';
+import { createAgentServer, type AgentServer } from '../../src/server/server.js';
 import {
   type BoardServices,
   createLinuxServices,
   createSimulatedServices,
   type ServiceOptions,
   type SimulatedServices,
-} from '../services/board-services.js';
+} from '../../src/services/board-services.js';
 
 export const PASSWORD = 'turing';
 

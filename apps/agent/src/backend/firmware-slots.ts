@@ -15,9 +15,10 @@ export type StagedNote = Partial<
 export const ROOTFS_VOLUME_BYTES = 46_981_120;
 
 /**
- * The hardware side of firmware staging, one implementation per backend: the A/B slots, U-Boot's one-shot
- * `nextboot`, writing an image into the inactive slot, the staged note and the promotion log. The installer, the
- * catalogue and the handlers above it are backend-independent.
+ * The hardware side of firmware staging, one driver per backend (backend/linux/firmware-slots.ts,
+ * backend/simulated/firmware-slots.ts): the A/B slots, U-Boot's one-shot `nextboot`, writing an image into the
+ * inactive slot, the staged note and the promotion log. The installer, the catalogue and the handlers above it
+ * (src/firmware/) see only this interface.
  */
 export interface FirmwareSlotsDriver {
   /** GET /firmware/slots. */
@@ -33,6 +34,17 @@ export interface FirmwareSlotsDriver {
   stagingDirs(): Promise<string[]>;
   /** Largest image the slot takes. */
   readonly maxImageBytes: number;
+}
+
+/** The image file a firmware release publishes, and the name the slots are written from. */
+export function imageName(tag: string): string {
+  return `tp2-bmc-firmware-ota-${tag}.tpu`;
+}
+
+/** The tag inside `tp2-bmc-firmware-ota-<tag>.tpu`, or null for any other name. */
+export function tagFromImageName(name: string): string | null {
+  const match = /^tp2-bmc-firmware-ota-(.+)\.tpu$/.exec(name);
+  return match ? match[1]! : null;
 }
 
 export function formatNote(note: StagedNote): string {
