@@ -79,9 +79,9 @@ export class Clocks implements OnModuleDestroy {
 
   /**
    * Stops every clock, decorated ones included, and waits (at most CLOCK_DRAIN_MS) for the ticks already running.
-   * The queues and the database pool close after every module's onModuleDestroy (in onApplicationShutdown: JobsService,
-   * PrismaService), so a tick finishes against open connections. (@nestjs/schedule itself would only stop the clocks
-   * in beforeApplicationShutdown.)
+   * The queues and the database pool close after every module's onModuleDestroy (in onApplicationShutdown, see
+   * src/jobs/jobs.service.ts and src/prisma/prisma.service.ts), so a tick finishes against open connections.
+   * (@nestjs/schedule itself would only stop the clocks in beforeApplicationShutdown.)
    */
   async onModuleDestroy(): Promise<void> {
     for (const name of this.registry.getIntervals()) {
