@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { SecretBoxService } from '../common/secret-box.service.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, UnprocessableError, notFound } from '../common/errors.js';
 import type { AlertReceiver } from '../generated/prisma/client.js';
 import type { TReceiver, TReceiverCreate, TReceiverUpdate } from './alerts.dto.js';
 import { NotifierService } from './notifier.service.js';
@@ -53,7 +53,7 @@ export class ReceiversService implements OnApplicationBootstrap {
   async create(input: TReceiverCreate): Promise<TReceiver> {
     const id = randomUUID();
     if (input.type === 'alertmanager' && input.secret) {
-      throw new ProblemException(422, 'an Alertmanager receiver takes no signing secret');
+      throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
     }
     try {
       const created = await this.repository.createReceiver({
@@ -78,7 +78,7 @@ export class ReceiversService implements OnApplicationBootstrap {
   async update(id: string, input: TReceiverUpdate): Promise<TReceiver> {
     const current = await this.require(id);
     if ((input.type ?? current.type) === 'alertmanager' && input.secret) {
-      throw new ProblemException(422, 'an Alertmanager receiver takes no signing secret');
+      throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
     }
     try {
       const updated = await this.repository.updateReceiver(id, {
@@ -95,7 +95,7 @@ export class ReceiversService implements OnApplicationBootstrap {
           : {}),
       });
       if (!updated) {
-        throw new NotFoundProblem('receiver', id);
+        throw notFound('receiver', id);
       }
       return toReceiverDto(updated);
     } catch (err) {
@@ -105,7 +105,7 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async delete(id: string): Promise<void> {
     if (!(await this.repository.deleteReceiver(id))) {
-      throw new NotFoundProblem('receiver', id);
+      throw notFound('receiver', id);
     }
   }
 
@@ -135,14 +135,14 @@ export class ReceiversService implements OnApplicationBootstrap {
   private async require(id: string): Promise<AlertReceiver> {
     const receiver = await this.repository.receiver(id);
     if (!receiver) {
-      throw new NotFoundProblem('receiver', id);
+      throw notFound('receiver', id);
     }
     return receiver;
   }
 }
 
 function translate(err: unknown): unknown {
-  return err instanceof ReceiverConflictError ? new ProblemException(409, err.message) : err;
+  return err instanceof ReceiverConflictError ? new ConflictError(err.message) : err;
 }
 
 function toReceiverDto(r: AlertReceiver): TReceiver {

@@ -16,11 +16,11 @@ export const DIALECTS: readonly Dialect[] = ['agent', 'fork', 'upstream'];
 /** Which spelling requests use. */
 export type WireForm = 'path' | 'legacy';
 
-/** The fork's path form arrived in 2.16.0 (facts §8). */
+/** The fork's path form arrived in 2.16.0. */
 export const FORK_PATH_FORM_SINCE = '2.16.0';
 
 /**
- * The operations upstream bmcd answers in the legacy form (hardware facts §2.8): no health, thermal, firmware,
+ * The operations upstream bmcd answers in the legacy form: no health, thermal, firmware,
  * hostname, ntp, config, access, sdcard files or network read.
  */
 export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
@@ -42,7 +42,7 @@ export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId
   'getCooling',
   'postCooling',
   'postNetworkReset',
-  // The daemon extensions are upstream's own (facts §9).
+  // The daemon extensions are upstream's own.
   'getUsbNode1',
   'postUsbNode1',
   'getUart',
@@ -87,8 +87,8 @@ export function wireForm(dialect: Dialect, daemonVersion?: string): WireForm {
 
 /**
  * When the fork first offered an operation. The table's `since` is the first *documented* release (2.26.0 for most);
- * the fork had those operations before, and the path form reaches them from 2.16.0 (facts §8: health 2.4, update
- * check 2.7, sources 2.8, ntp/hostname 2.13, config 2.14). So 2.26.0 rows count from 2.16.0; later rows (sdcard
+ * the fork had those operations before, and the path form reaches them from 2.16.0 (health 2.4, update check 2.7,
+ * sources 2.8, ntp/hostname 2.13, config 2.14). So 2.26.0 rows count from 2.16.0; later rows (sdcard
  * files 2.34.0, access 2.36.0) keep their own release.
  */
 function forkSince(id: OperationId): string {
@@ -211,7 +211,7 @@ export function normaliseCooling(raw: unknown): Parsed<TCoolingDevice[]> {
   };
 }
 
-/** Parameters that are presence flags on the fork and upstream (`force=0` counts as set there, facts §1.4). */
+/** Parameters that are presence flags on the fork and upstream (`force=0` counts as set there). */
 export const FLAG_PARAMS: ReadonlySet<string> = new Set([
   'force',
   'allow_downgrade',
