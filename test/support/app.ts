@@ -2,6 +2,7 @@
 //   const app = await startTestApp();  ...  afterAll(() => app.close());
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
+import { ConsoleLogger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { parseConfig, type AppConfig } from '../../src/config/config.service.js';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from './database.js';
@@ -18,7 +19,29 @@ export interface TestApp {
   app: NestFastifyApplication;
   config: AppConfig;
   db: TestDatabase;
+  /** Every line the app logged at ERROR level or above so far (context and message). */
+  errorLines(): string[];
   close(): Promise<void>;
+}
+
+/** Nest's console logger (errors and warnings, as before), keeping what it writes at ERROR level for errorLines(). */
+class RecordingLogger extends ConsoleLogger {
+  readonly errors: string[] = [];
+
+  constructor() {
+    super();
+    this.setLogLevels(['error', 'warn', 'fatal']);
+  }
+
+  override error(message: unknown, ...rest: unknown[]): void {
+    this.errors.push(`${String(rest.at(-1) ?? '')}: ${String(message)}`);
+    super.error(message, ...rest);
+  }
+
+  override fatal(message: unknown, ...rest: unknown[]): void {
+    this.errors.push(`${String(rest.at(-1) ?? '')}: ${String(message)}`);
+    super.fatal(message, ...rest);
+  }
 }
 
 export interface TestAppOptions {
@@ -51,8 +74,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const { NestFactory } = await import('@nestjs/core');
   const { AppModule } = await import('../../src/app.module.js');
   const { configureHttpApp, createFastifyAdapter } = await import('../../src/common/http-setup.js');
+  const logger = new RecordingLogger();
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
-    logger: ['error', 'warn'],
+    logger,
   });
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
@@ -62,6 +86,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     app,
     config,
     db,
+    errorLines: () => [...logger.errors],
     async close() {
       await app.close();
       if (!opts.db) {
