@@ -1,7 +1,12 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigService, type Role } from '../config/config.service.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { runsWorkers } from '../queue/queue.options.js';
+
+/** How long the shutdown waits for running ticks (a tick is a few statements; a hung one must not block the stop). */
+const TICK_GRACE_MS = 10_000;
 
 /**
  * The one role rule for every clock: clocks run where the queue workers run (roles worker and all). A clock only
@@ -20,6 +25,8 @@ export function runsClocks(role: Role): boolean {
 export class Clocks implements OnModuleDestroy {
   private readonly logger = new Logger(Clocks.name);
   private readonly enabled: boolean;
+  /** Ticks still running, so the shutdown waits for them before the connections they use are closed. */
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(
     private readonly registry: SchedulerRegistry,
@@ -30,17 +37,22 @@ export class Clocks implements OnModuleDestroy {
 
   /**
    * Runs `tick` every `ms` under `name` (replacing a clock of that name), in the roles that run clocks. A failing tick
-   * is logged and the clock keeps going.
+   * is logged (a failure that repeats, e.g. while the database is away, at most once a minute) and the clock goes on.
+   * Prefer it to `@Interval`: the shutdown waits for its running ticks.
    */
   every(name: string, ms: number, tick: () => Promise<unknown>): void {
     if (!this.enabled) {
       return;
     }
     this.stop(name);
+    const failures = new ThrottledLog(this.logger, `clock ${name}`);
     const handle = setInterval(() => {
-      tick().catch((err: unknown) =>
-        this.logger.error(`clock ${name}: ${err instanceof Error ? err.message : String(err)}`),
+      const run = tick().then(
+        () => undefined,
+        (err: unknown) => failures.fail(err),
       );
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
     }, ms);
     handle.unref();
     this.registry.addInterval(name, handle);
@@ -53,15 +65,21 @@ export class Clocks implements OnModuleDestroy {
   }
 
   /**
-   * Stops every clock, decorated ones included, before the other modules close their queues and connections
-   * (@nestjs/schedule itself would only stop them in beforeApplicationShutdown, after those are gone).
+   * Stops every clock, decorated ones included, and waits (a bounded time) for the ticks still running of those
+   * started by every(). The queues and connections close later, in onApplicationShutdown: a tick that outlived them
+   * reopened a pool (Prisma reconnects on demand, a new BullMQ queue) that nobody closed, so its connections were
+   * still there after app.close(), and one terminated under a running query crashed the process.
    */
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     for (const name of this.registry.getIntervals()) {
       this.registry.deleteInterval(name);
     }
     for (const name of this.registry.getCronJobs().keys()) {
       this.registry.deleteCronJob(name);
+    }
+    const timeout = sleep(TICK_GRACE_MS, 'timeout' as const, { ref: false });
+    if ((await Promise.race([Promise.all(this.running).then(() => 'done' as const), timeout])) === 'timeout') {
+      this.logger.warn(`stopping: ${this.running.size} clock ticks still running after ${TICK_GRACE_MS} ms`);
     }
   }
 }

@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Clocks } from '../clock/clocks.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { configBackupJob } from './config-backups.jobs.js';
 import { ConfigBackupsRepository } from './config-backups.repository.js';
@@ -15,8 +16,9 @@ const MAX_CLAIM_PER_TICK = 5000;
  * try-lock, so any number of instances may tick.
  */
 @Injectable()
-export class ConfigBackupsScheduler {
+export class ConfigBackupsScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(ConfigBackupsScheduler.name);
+  private readonly failures = new ThrottledLog(this.logger, 'config backup tick');
   private running = false;
   /** Tests stop the clock and call tick() themselves. */
   enabled = true;
@@ -24,11 +26,11 @@ export class ConfigBackupsScheduler {
   constructor(
     private readonly repository: ConfigBackupsRepository,
     private readonly jobs: JobsService,
+    private readonly clocks: Clocks,
   ) {}
 
-  @Interval('config-backups', TICK_MS)
-  async onClock(): Promise<void> {
-    await this.tick();
+  onApplicationBootstrap(): void {
+    this.clocks.every('config-backups', TICK_MS, () => this.tick());
   }
 
   /** One round at `now` (tests pass a later time to make a day pass); returns the boards enqueued. */
@@ -40,6 +42,7 @@ export class ConfigBackupsScheduler {
     try {
       const policy = await this.repository.policy();
       const claimed = await this.repository.claimDueBackups(now, policy.backupIntervalSeconds, MAX_CLAIM_PER_TICK);
+      this.failures.ok();
       if (!claimed?.length) {
         return 0;
       }
@@ -53,7 +56,7 @@ export class ConfigBackupsScheduler {
       );
       return claimed.length;
     } catch (err) {
-      this.logger.error(`config backup tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.failures.fail(err);
       return 0;
     } finally {
       this.running = false;

@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Clocks } from '../clock/clocks.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { AlertsPort } from './alerts-port.js';
@@ -33,8 +34,9 @@ const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sen
  * lapsed leases).
  */
 @Injectable()
-export class RolloutDriver {
+export class RolloutDriver implements OnApplicationBootstrap {
   private readonly logger = new Logger(RolloutDriver.name);
+  private readonly failures = new ThrottledLog(this.logger, 'rollout clock', 'warn');
   private ticking = false;
   /** Tests and the bench stop the clock. */
   paused = false;
@@ -46,9 +48,13 @@ export class RolloutDriver {
     private readonly boards: BoardsRepository,
     private readonly alerts: AlertsPort,
     private readonly jobs: JobsService,
+    private readonly clocks: Clocks,
   ) {}
 
-  @Interval('rollout-driver', DRIVER_TICK_MS)
+  onApplicationBootstrap(): void {
+    this.clocks.every('rollout-driver', DRIVER_TICK_MS, () => this.tick());
+  }
+
   async tick(): Promise<void> {
     if (this.ticking || this.paused) {
       return;
@@ -64,8 +70,9 @@ export class RolloutDriver {
         await this.soakCheck(id);
         await this.advance(id);
       }
+      this.failures.ok();
     } catch (err) {
-      this.logger.warn(`rollout clock: ${err instanceof Error ? err.message : String(err)}`);
+      this.failures.fail(err);
     } finally {
       this.ticking = false;
     }

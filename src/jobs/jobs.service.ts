@@ -1,7 +1,8 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type JobsOptions, Queue } from 'bullmq';
 import { ConfigService } from '../config/config.service.js';
 import { RequestContext } from '../common/request-context.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { queueRootOptions } from '../queue/queue.options.js';
 import type { JobDefinition, JobInput, QueueName } from './job-definition.js';
 
@@ -36,15 +37,24 @@ export function jobOptions(definition: JobDefinition, options: EnqueueOptions = 
 
 /** Enqueues catalogued jobs, validating each payload against its schema before it reaches the queue. */
 @Injectable()
-export class JobsService implements OnModuleDestroy {
+export class JobsService implements OnApplicationShutdown {
+  private readonly logger = new Logger(JobsService.name);
   private readonly queues = new Map<QueueName, Queue>();
+  private closed = false;
 
   constructor(private readonly config: ConfigService) {}
 
   queue(name: QueueName): Queue {
+    if (this.closed) {
+      // A queue opened now would hold connections nobody closes.
+      throw new Error(`queue ${name} is closed: the process is shutting down`);
+    }
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, queueRootOptions(this.config.all));
+      // Connection errors also reach the caller of the failing operation; without a listener BullMQ prints each one.
+      const errors = new ThrottledLog(this.logger, `queue ${name}`, 'warn');
+      queue.on('error', (err) => errors.fail(err));
       this.queues.set(name, queue);
     }
     return queue;
@@ -70,7 +80,9 @@ export class JobsService implements OnModuleDestroy {
     );
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After onModuleDestroy: the clocks and workers that enqueue have stopped by then (src/clock/clocks.ts). */
+  async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
   }

@@ -1,18 +1,19 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { clearLogs } from '@prisma/debug';
 import { ConfigService } from '../config/config.service.js';
+import { guardedPgClient } from '../db/pg-client.js';
 import { migrateDeploy, pgMigrationFactory } from '../db/schema-engine.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 
 /** The Prisma client (query compiler in WASM, adapter-pg). Only repositories inject it. */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(PrismaService.name);
   private forgetTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: ConfigService) {
-    super({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10 }) });
+    super({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10, Client: guardedPgClient }) });
   }
 
   async onModuleInit(): Promise<void> {
@@ -32,7 +33,11 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     this.forgetTimer.unref();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * After every onModuleDestroy: the clocks, workers and HTTP server that query through Prisma have stopped by then.
+   * (Prisma reconnects on demand, so a query after $disconnect would open a pool nobody closes.)
+   */
+  async onApplicationShutdown(): Promise<void> {
     clearInterval(this.forgetTimer);
     await this.$disconnect();
   }

@@ -2,6 +2,7 @@
 //   const app = await startTestApp();  ...  afterAll(() => app.close());
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
+import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { parseConfig, type AppConfig } from '../../src/config/config.service.js';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from './database.js';
@@ -25,6 +26,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** An existing database (default: a fresh copy of the migrated template). */
   db?: TestDatabase;
+  /** Receives the app's log instead of the console (e.g. a RecordingLogger, to assert on what was logged). */
+  logger?: LoggerService;
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -46,7 +49,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const { AppModule } = await import('../../src/app.module.js');
   const { configureHttpApp, createFastifyAdapter } = await import('../../src/common/http-setup.js');
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
-    logger: ['error', 'warn'],
+    logger: opts.logger ?? ['error', 'warn'],
   });
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
