@@ -22,6 +22,7 @@ export default {
     '^@tpfleet/board-api$': '<rootDir>/libs/board-api/src/index.ts',
     '^@tpfleet/board-api/routes$': '<rootDir>/libs/board-api/src/routes.ts',
     '^@tpfleet/board-api/client$': '<rootDir>/libs/board-api/src/client/index.ts',
+    '^@tpfleet/board-api/version$': '<rootDir>/libs/board-api/src/version.ts',
     '^@tpfleet/agent$': '<rootDir>/apps/agent/src/index.ts',
     '^@tpfleet/fleet-api$': '<rootDir>/libs/fleet-api/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

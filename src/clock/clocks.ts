@@ -1,12 +1,9 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { ConfigService, type Role } from '../config/config.service.js';
 import { ThrottledLog } from '../logging/throttled-log.js';
 import { runsWorkers } from '../queue/queue.options.js';
-
-/** How long the shutdown waits for running ticks (a tick is a few statements; a hung one must not block the stop). */
-const TICK_GRACE_MS = 10_000;
 
 /**
  * The one role rule for every clock: clocks run where the queue workers run (roles worker and all). A clock only
@@ -18,6 +15,12 @@ export function runsClocks(role: Role): boolean {
 }
 
 /**
+ * How long a stop waits for the ticks already running: a tick is a claim and an enqueue (milliseconds), and the whole
+ * stop must end within 10 s (src/jobs/queue-settings.ts gives running jobs 4 s of that).
+ */
+export const CLOCK_DRAIN_MS = 3000;
+
+/**
  * Clocks whose period is only known at boot (from the configuration), registered in @nestjs/schedule's
  * SchedulerRegistry under a name, so they are listed, replaced and stopped like the decorated ones.
  */
@@ -25,8 +28,8 @@ export function runsClocks(role: Role): boolean {
 export class Clocks implements OnModuleDestroy {
   private readonly logger = new Logger(Clocks.name);
   private readonly enabled: boolean;
-  /** Ticks still running, so the shutdown waits for them before the connections they use are closed. */
-  private readonly running = new Set<Promise<unknown>>();
+  /** Ticks running now (settled promises): a stop waits for them before the queues and the database close. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly registry: SchedulerRegistry,
@@ -37,8 +40,7 @@ export class Clocks implements OnModuleDestroy {
 
   /**
    * Runs `tick` every `ms` under `name` (replacing a clock of that name), in the roles that run clocks. A failing tick
-   * is logged (a failure that repeats, e.g. while the database is away, at most once a minute) and the clock goes on.
-   * Prefer it to `@Interval`: the shutdown waits for its running ticks.
+   * is logged (one that repeats, e.g. while the database is away, at most once a minute) and the clock keeps going.
    */
   every(name: string, ms: number, tick: () => Promise<unknown>): void {
     if (!this.enabled) {
@@ -47,15 +49,29 @@ export class Clocks implements OnModuleDestroy {
     this.stop(name);
     const failures = new ThrottledLog(this.logger, `clock ${name}`);
     const handle = setInterval(() => {
-      const run = tick().then(
-        () => undefined,
+      this.track(tick).then(
+        () => failures.ok(),
         (err: unknown) => failures.fail(err),
       );
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
     }, ms);
     handle.unref();
     this.registry.addInterval(name, handle);
+  }
+
+  /**
+   * Runs one tick so that a stop waits for it. Clocks.every() ticks are tracked already; an `@Interval` method wraps
+   * its work in it. Without this a tick running at SIGTERM met the queues and the pool closing under it and logged
+   * an ERROR (`polling tick failed: Connection is closed.`).
+   */
+  track<T>(tick: () => Promise<T>): Promise<T> {
+    const run = tick();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(settled);
+    void settled.then(() => this.running.delete(settled));
+    return run;
   }
 
   stop(name: string): void {
@@ -65,10 +81,10 @@ export class Clocks implements OnModuleDestroy {
   }
 
   /**
-   * Stops every clock, decorated ones included, and waits (a bounded time) for the ticks still running of those
-   * started by every(). The queues and connections close later, in onApplicationShutdown: a tick that outlived them
-   * reopened a pool (Prisma reconnects on demand, a new BullMQ queue) that nobody closed, so its connections were
-   * still there after app.close(), and one terminated under a running query crashed the process.
+   * Stops every clock, decorated ones included, and waits (at most CLOCK_DRAIN_MS) for the ticks already running.
+   * The queues and the database pool close after every module's onModuleDestroy (in onApplicationShutdown, see
+   * src/jobs/jobs.service.ts and src/prisma/prisma.service.ts), so a tick finishes against open connections.
+   * (@nestjs/schedule itself would only stop the clocks in beforeApplicationShutdown.)
    */
   async onModuleDestroy(): Promise<void> {
     for (const name of this.registry.getIntervals()) {
@@ -77,9 +93,12 @@ export class Clocks implements OnModuleDestroy {
     for (const name of this.registry.getCronJobs().keys()) {
       this.registry.deleteCronJob(name);
     }
-    const timeout = sleep(TICK_GRACE_MS, 'timeout' as const, { ref: false });
-    if ((await Promise.race([Promise.all(this.running).then(() => 'done' as const), timeout])) === 'timeout') {
-      this.logger.warn(`stopping: ${this.running.size} clock ticks still running after ${TICK_GRACE_MS} ms`);
+    if (this.running.size === 0) {
+      return;
+    }
+    const drained = Promise.all(this.running).then(() => 'drained' as const);
+    if ((await Promise.race([drained, sleep(CLOCK_DRAIN_MS, 'timeout' as const, { ref: false })])) === 'timeout') {
+      this.logger.warn(`stopping: ${this.running.size} clock ticks still running after ${CLOCK_DRAIN_MS} ms`);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
 import { Clocks } from '../clock/clocks.js';
 import { ThrottledLog } from '../logging/throttled-log.js';
 import { JobsService } from '../jobs/jobs.service.js';
@@ -16,7 +17,7 @@ const MAX_CLAIM_PER_TICK = 5000;
  * try-lock, so any number of instances may tick.
  */
 @Injectable()
-export class ConfigBackupsScheduler implements OnApplicationBootstrap {
+export class ConfigBackupsScheduler {
   private readonly logger = new Logger(ConfigBackupsScheduler.name);
   private readonly failures = new ThrottledLog(this.logger, 'config backup tick');
   private running = false;
@@ -29,8 +30,9 @@ export class ConfigBackupsScheduler implements OnApplicationBootstrap {
     private readonly clocks: Clocks,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.clocks.every('config-backups', TICK_MS, () => this.tick());
+  @Interval('config-backups', TICK_MS)
+  async onClock(): Promise<void> {
+    await this.clocks.track(() => this.tick());
   }
 
   /** One round at `now` (tests pass a later time to make a day pass); returns the boards enqueued. */

@@ -1,8 +1,9 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { Clocks } from '../clock/clocks.js';
-import { ThrottledLog } from '../logging/throttled-log.js';
+import { Injectable, Logger } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
 import { BoardsRepository } from '../boards/boards.repository.js';
+import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { AlertsPort } from './alerts-port.js';
 import { type TPolicy, ZPolicySchema, ZSelectorSchema } from './firmware.dto.js';
 import { firmwareInstallJob } from './firmware.jobs.js';
@@ -34,7 +35,7 @@ const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sen
  * lapsed leases).
  */
 @Injectable()
-export class RolloutDriver implements OnApplicationBootstrap {
+export class RolloutDriver {
   private readonly logger = new Logger(RolloutDriver.name);
   private readonly failures = new ThrottledLog(this.logger, 'rollout clock', 'warn');
   private ticking = false;
@@ -51,8 +52,9 @@ export class RolloutDriver implements OnApplicationBootstrap {
     private readonly clocks: Clocks,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.clocks.every('rollout-driver', DRIVER_TICK_MS, () => this.tick());
+  @Interval('rollout-driver', DRIVER_TICK_MS)
+  onClock(): Promise<void> {
+    return this.clocks.track(() => this.tick());
   }
 
   async tick(): Promise<void> {

@@ -80,7 +80,8 @@ export class JobsService implements OnApplicationShutdown {
     );
   }
 
-  /** After onModuleDestroy: the clocks and workers that enqueue have stopped by then (src/clock/clocks.ts). */
+  // Closed after every module's onModuleDestroy: running jobs (JobsWorker's grace) and clock ticks (Clocks) still
+  // enqueue follow-ups while they finish.
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.queues.values()].map((q) => q.close()));

@@ -33,10 +33,8 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
     this.forgetTimer.unref();
   }
 
-  /**
-   * After every onModuleDestroy: the clocks, workers and HTTP server that query through Prisma have stopped by then.
-   * (Prisma reconnects on demand, so a query after $disconnect would open a pool nobody closes.)
-   */
+  // After every module's onModuleDestroy (PrismaModule is global, so its destroy hook would run first of all): the
+  // jobs JobsWorker gives a grace to finish and the clock ticks Clocks waits for still read and write.
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.forgetTimer);
     await this.$disconnect();

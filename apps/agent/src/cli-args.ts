@@ -218,7 +218,7 @@ export type ResolvedAgentArgs = Omit<AgentArgs, 'hardware' | 'root' | 'stateDir'
     | { hardware: 'linux'; root: string; stateDir: string }
   );
 
-/** Device-tree model strings start `Turing Pi 2 (v2.4)`, `Turing Pi 2 (v2.5)`, ... (hardware facts §1.1). */
+/** Device-tree model strings start `Turing Pi 2 (v2.4)`, `Turing Pi 2 (v2.5)`, … */
 const TURING_PI_MODEL = /Turing Pi/;
 
 /**

@@ -113,7 +113,7 @@ interface StartedBoard {
   closeAccounts?: () => void;
 }
 
-/** The authenticator's proxy hook reads the access settings of services built after it (facts §6.2 step 2). */
+/** The authenticator's proxy hook reads the access settings of services built after it. */
 function proxyHeaderOf(services: () => BoardServices | undefined): () => string | undefined {
   return () => {
     const access = services()?.access.inEffect;

@@ -38,7 +38,7 @@ describe('password change over HTTP', () => {
       body: { username: 'root', current_password: 'turing', new_password: 'correct-horse-battery' },
     });
     expect({ status: answer.status, text: answer.text }).toEqual({ status: 204, text: '' });
-    // Sessions end with the password that opened them (issue 14; the daemon keeps them, facts §5).
+    // Sessions end with the password that opened them (issue 14; the daemon keeps them).
     const revoked = await h.request('GET', '/api/bmc/about', { headers: { Authorization: `Bearer ${before}` } });
     expect([revoked.status, revoked.text]).toEqual([401, 'token revoked: the password of root changed; log in again']);
     const basic = (password: string) => ({

@@ -8,7 +8,7 @@ import { BoardClient, BoardTransferError } from '@tpfleet/board-api/client';
 import { AgentHarness, type Answer } from './support/harness.js';
 
 /**
- * The exact request sequences the board's own clients send for the daemon extensions (facts §9), replayed against
+ * The exact request sequences the board's own clients send for the daemon extensions, replayed against
  * the simulated agent, with the assertions those clients' parsers make. Read from BMC-UI v3.3.6
  * (src/lib/api/{get,set,file}.ts, src/contexts/FlashContext.tsx) and tpi 1.0.7 (src/legacy_handler.rs).
  */

@@ -1,6 +1,6 @@
 import { AgentHarness } from './support/harness.js';
 
-describe('configuration document over HTTP (facts §3.2, §4)', () => {
+describe('configuration document over HTTP', () => {
   let a: AgentHarness;
   let b: AgentHarness;
   beforeEach(async () => {

@@ -5,7 +5,7 @@ import { FakeFirmwareHost } from './support/firmware-server.js';
 import { AgentHarness } from './support/harness.js';
 
 /**
- * Every refusal the facts list for the issue-4 operations, over HTTP: status and message exact, in the path form
+ * Every refusal the daemon makes in the issue-4 operations, over HTTP: status and message exact, in the path form
  * (problem+json `detail`) and, where the operation has one, the legacy form (`result` with the same status).
  */
 interface Case {

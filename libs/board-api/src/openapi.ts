@@ -7,7 +7,7 @@ import { namedSchemas } from './schemas/registry.js';
 type Json = Record<string, unknown>;
 
 export interface OpenApiOptions {
-  /** `info.version`: the daemon version (facts §7.3). */
+  /** `info.version`: the daemon version. */
   version: string;
   /** `info.title`; defaults to the board API title. */
   title?: string;
@@ -74,7 +74,7 @@ function convert(extra: Map<string, z.ZodType>): {
 function problemResponse(op: Pick<Operation, 'legacy'> | null): Json {
   const content: Json = { 'application/problem+json': { schema: { $ref: COMPONENT('Problem') } } };
   if (op && op.legacy === null) {
-    // The daemon renders access refusals in the legacy envelope with application/json (facts §1.7).
+    // The daemon renders access refusals in the legacy envelope with application/json.
     content['application/json'] = { schema: { $ref: COMPONENT('LegacyEnvelope') } };
   }
   return { description: 'Refusal', content };

@@ -32,7 +32,7 @@ export type BodyStyle = 'params' | 'document' | 'json' | 'stream';
  * `Operation` is the same record with its request and response schemas attached (`operations.ts`).
  */
 export interface Route<Id extends string = string> {
-  /** operationId: method + camel-cased path, e.g. `getThermal`, `postUsbBootClear` (facts §7.3). */
+  /** operationId: method + camel-cased path, e.g. `getThermal`, `postUsbBootClear`. */
   id: Id;
   method: HttpMethod;
   /** Path below `/api/bmc`, starting with `/`, e.g. `/usb-boot/clear`. */

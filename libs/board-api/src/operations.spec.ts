@@ -24,13 +24,13 @@ getSdcard getSdcardFiles postSdcardFormat getNetwork postNetworkReset getNtp pos
     .split(/\s+/)
     .sort();
 
-/** What BMC-UI, tpi and the python client call besides the 38 (facts §9; issue 20). */
+/** What BMC-UI, tpi and the python client call besides the 38 (issue 20). */
 const DAEMON_EXTENSIONS = `getUsbNode1 postUsbNode1 getUart postUart getOther getBackup postFlash getFlash
 postFirmwareUpload getFirmwareUpload postUpload getUploadCancel`
   .split(/\s+/)
   .sort();
 
-/** operationId = method + camel-cased path (facts §7.3). */
+/** operationId = method + camel-cased path. */
 function expectedId(method: string, path: string): string {
   const words = path
     .split(/[/-]/)

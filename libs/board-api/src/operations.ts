@@ -238,7 +238,7 @@ export const operationSchemas = {
     response: ZThermalSchema,
   },
 
-  // Daemon extensions (facts §9)
+  // Daemon extensions
   getUsbNode1: {
     request: none(),
     response: ZUsbNode1Schema,
@@ -363,7 +363,7 @@ export {
 } from './routes.js';
 
 /**
- * Legacy-only `POST /api/bmc?opt=set&type=node_info` with a JSON body (facts §9): how the web UI renames nodes.
+ * Legacy-only `POST /api/bmc?opt=set&type=node_info` with a JSON body: how the web UI renames nodes.
  * Not one of the 38; answered with 200 and an empty body.
  */
 export const legacyNodeInfo = {

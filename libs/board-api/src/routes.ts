@@ -418,7 +418,7 @@ export const routes = {
     since: SINCE,
   },
 
-  // Daemon extensions (not in the seed's 38-operation contract; facts §9): what BMC-UI, tpi and the python client
+  // Daemon extensions (not in the seed's 38-operation contract): what BMC-UI, tpi and the python client
   // call besides the 38. Legacy spelling as the clients send it; the path form is the agent's own.
   getUsbNode1: {
     id: 'getUsbNode1',
@@ -566,7 +566,7 @@ export const routes = {
 } as const satisfies Record<string, Route>;
 
 export type Routes = typeof routes;
-/** operationId: method + camel-cased path (facts §7.3). */
+/** operationId: method + camel-cased path. */
 export type RouteId = keyof Routes;
 /** A route record with its id typed (and every optional field of `Route` visible). */
 export type RouteRow = Route<RouteId>;
@@ -576,7 +576,7 @@ export const routeList: readonly RouteRow[] = Object.values(routes);
 
 /** Prefix of both wire forms. */
 export const API_BASE = '/api/bmc';
-/** Login path (facts §6.2): JSON `{username,password}` → `{id,name,description,username}` + `X-Auth-Token`. */
+/** Login path: JSON `{username,password}` → `{id,name,description,username}` + `X-Auth-Token`. */
 export const AUTHENTICATE_PATH = '/authenticate';
 /** The OpenAPI document of the daemon (inside the authenticated scope). */
 export const OPENAPI_PATH = '/openapi.json';

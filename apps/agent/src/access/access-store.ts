@@ -30,7 +30,7 @@ export interface AccessInEffect {
 export type ActorScheme = TAccessState['actor']['scheme'];
 
 /**
- * The access settings of facts §5: which CA vouches for a proxy and which header names its operator. Changes are
+ * The access settings: which CA vouches for a proxy and which header names its operator. Changes are
  * stored at once and take effect at the next reload (`reload_required`), exactly like the daemon.
  */
 export class AccessStore {
@@ -73,7 +73,7 @@ export class AccessStore {
     };
   }
 
-  /** PUT /access/client-ca: the checks of facts §5 in order; the CA is written before the header is checked. */
+  /** PUT /access/client-ca: the daemon's checks in order; the CA is written before the header is checked. */
   async putClientCa(body: { pem: string; identity_header?: string }): Promise<TReloadRequired> {
     if (this.paths.pinnedClientCa !== undefined) {
       throw new BoardError(400, 'the client CA is pinned in config.yaml; change it there, not here');

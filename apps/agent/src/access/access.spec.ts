@@ -8,7 +8,7 @@ import { AccessStore } from './access-store.js';
 import type { AccountStore } from '../auth/account-store.js';
 import { changePassword } from './password-change.js';
 
-describe('access settings (facts §5)', () => {
+describe('access settings', () => {
   let dir: string;
   let pki: TestPki;
   let store: AccessStore;
@@ -122,7 +122,7 @@ describe('access settings (facts §5)', () => {
   });
 });
 
-describe('password change (facts §5)', () => {
+describe('password change', () => {
   let password = 'turing';
   const accounts: AccountStore = {
     verify: async (user, pass) => user === 'root' && pass === password,

@@ -4,7 +4,7 @@ import { MAX_PASSWORD_BYTES } from '../auth/credential-limits.js';
 
 export const MIN_PASSWORD_CHARACTERS = 12;
 
-/** POST /access/password: the checks of facts §5 in order, one message for an unknown account and a mismatch. */
+/** POST /access/password: the daemon's checks in order, one message for an unknown account and a mismatch. */
 export async function changePassword(
   accounts: AccountStore,
   body: { username: string; current_password: string; new_password: string },

@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises';
 
-/** Who made a call, as the audit line names them (facts §2.1). */
+/** Who made a call, as the audit line names them. */
 export interface AuditActor {
   name: string;
   /** `password`: a login (`POST /authenticate`); in login lines the name is the one claimed, not yet proven. */
@@ -20,7 +20,7 @@ export interface AuditEntry {
 }
 
 /**
- * One line per state-changing call: `<action> by <actor> from <peer>: <outcome>` (facts §2.1), and one per login and
+ * One line per state-changing call: `<action> by <actor> from <peer>: <outcome>`, and one per login and
  * failed credential check (action `login`, issue 14). Parameters are never written, so neither a password nor a key
  * nor a token can end up in the log. Lines go to a file (the state directory's
  * `audit.log`) or, without one, to stderr; a failing write never fails the call.

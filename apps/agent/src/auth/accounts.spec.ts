@@ -191,7 +191,7 @@ describe('POST /access/password on the Linux backend (fixture tree)', () => {
     expect(
       (await h.request('GET', '/api/bmc/about', { anonymous: true, headers: basic('correct-horse-battery') })).status,
     ).toBe(200);
-    // The account's sessions end with the old password (a departure from facts §5, which keeps them; issue 14).
+    // The account's sessions end with the old password (a departure from the daemon, which keeps them; issue 14).
     expect((await h.request('GET', '/api/bmc/about')).status).toBe(401);
   });
 

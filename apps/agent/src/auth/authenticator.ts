@@ -36,8 +36,8 @@ export interface AuthOptions {
   baseBanMs?: number;
   now?: () => number;
   /**
-   * The identity header in effect when a verified client certificate may vouch for a proxied operator (facts §6.2
-   * step 2); undefined while no client CA is in effect. Read per request: a reload swaps it.
+   * The identity header in effect when a verified client certificate may vouch for a proxied operator;
+   * undefined while no client CA is in effect. Read per request: a reload swaps it.
    */
   proxyIdentityHeader?: () => string | undefined;
 }
@@ -51,7 +51,7 @@ export interface Actor {
 export type Admission = { admitted: true; actor: Actor } | { admitted: false };
 
 /**
- * Authentication for `/api/bmc/**` as the real board does it (facts §6.2–6.4): ban check first (429 on every path,
+ * Authentication for `/api/bmc/**` as the real board does it: ban check first (429 on every path,
  * the login included), then the loopback exemption when trusted, then the login path, then `Authorization` (Bearer
  * with sliding expiry, or Basic checked against the account store on every request). No roles.
  */

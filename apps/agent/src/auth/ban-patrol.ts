@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 
 /**
- * Ban patrol per peer (facts §6.3), where an IPv4 peer is its address and an IPv6 peer its /64 (issue 14: one host
+ * Ban patrol per peer, where an IPv4 peer is its address and an IPv6 peer its /64 (issue 14: one host
  * usually holds a whole /64, so a ban of the exact address is escaped by moving to the next one): the `attempts`-th consecutive failure bans the peer for 60 s; each
  * further failure after a ban lapses doubles it (multiplier capped at 2^10). Requests made during a ban are refused
  * without being counted, so they do not extend it; one success forgets the peer. In memory only: a restart forgives.

@@ -29,7 +29,7 @@ export interface ShadowAccountsOptions {
 }
 
 /**
- * The controller's accounts, as bmcd has them (facts §2.4, §5, §6.2): users and crypt hashes from /etc/shadow,
+ * The controller's accounts, as bmcd has them: users and crypt hashes from /etc/shadow,
  * re-read when the file changes, every account allowed (there are no roles). Entries whose hash starts with `*` or
  * `!` (no password, locked) or is empty are not loaded. `$6$` and `$5$` are verified in-process; `$y$` (yescrypt)
  * and older schemes are refused with a logged warning: node:crypto cannot compute them. A password change runs

@@ -21,7 +21,7 @@ export type UsbModeName = 'Host' | 'Device' | 'Flash';
 export type UsbRouteName = 'AlternativePort' | 'Bmc';
 
 /**
- * A refusal with the status and exact message a client sees (facts file wording). The HTTP layer renders it as
+ * A refusal with the status and exact message a client sees (the daemon's wording). The HTTP layer renders it as
  * problem+json (path form) or in the legacy envelope (legacy form). Backends throw it; nothing else should be
  * thrown for a caller's mistake.
  */
@@ -113,10 +113,10 @@ export interface BoardBackend {
   setCooling(device: string, speed: number | undefined, mode: 'manual' | 'auto' | undefined): Promise<void>;
   thermal(): Promise<TThermal>;
 
-  /** Raw readings for the Prometheus metrics (facts §7.2). */
+  /** Raw readings for the Prometheus metrics. */
   usbBootArmed(): Promise<Record<NodeId, boolean>>;
 
-  // Daemon extensions (facts §9): what the board's own clients use besides the 38 operations
+  // Daemon extensions: what the board's own clients use besides the 38 operations
   /** Whether node 1's USB is switched to the board's USB-A port (persisted; v2.5+). */
   getNode1Usb(): Promise<boolean>;
   /** Switch node 1's USB; v2.4 refuses with `This command is only available on v2.5+ boards`. */

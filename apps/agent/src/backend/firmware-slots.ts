@@ -1,17 +1,17 @@
 import type { TFirmwareSlots, TStagedImage } from '@tpfleet/board-api';
 
-/** `fw_printenv -n nextboot` as the API reports it (facts §3.7). */
+/** `fw_printenv -n nextboot` as the API reports it. */
 export interface Nextboot {
   update_staged: boolean | null;
   nextboot: string | null;
 }
 
-/** Keys of the staged note `/mnt/overlay/staged-firmware` (facts §3.7, §7.7 step 8). */
+/** Keys of the staged note `/mnt/overlay/staged-firmware`. */
 export type StagedNote = Partial<
   Record<'VERSION' | 'SHA256' | 'STAGED_AT' | 'SIZE_BYTES' | 'SOURCE' | 'REPLACES' | 'FILE', string>
 >;
 
-/** Size of the rootfs UBI volume (370 LEBs); a larger image cannot be written (facts §7.7 step 6). */
+/** Size of the rootfs UBI volume (370 LEBs); a larger image cannot be written. */
 export const ROOTFS_VOLUME_BYTES = 46_981_120;
 
 /**
@@ -30,7 +30,7 @@ export interface FirmwareSlotsDriver {
   writeImage(file: string): Promise<void>;
   writeStagedNote(note: StagedNote): Promise<void>;
   clearStagedNote(): Promise<void>;
-  /** Directories a download may be staged in, in preference order (facts §7.7 step 4: card, overlay, tmp). */
+  /** Directories a download may be staged in, in preference order (card, overlay, tmp). */
   stagingDirs(): Promise<string[]>;
   /** Largest image the slot takes. */
   readonly maxImageBytes: number;

@@ -1,7 +1,7 @@
 import type { TPromotion, TPromotionHistory } from '@tpfleet/board-api';
 
 /**
- * Reading S99postupdate's promotion log (`/mnt/overlay/postupdate.log`, facts §3.7, §7.8). One copy for both A/B
+ * Reading S99postupdate's promotion log (`/mnt/overlay/postupdate.log`). One copy for both A/B
  * slot drivers: the controller's (backend/linux/slots.ts) and the simulated one (backend/simulated/firmware-slots.ts), whose
  * simulated gate writes the same lines.
  */

@@ -9,7 +9,7 @@ import type { SimulatedBoard } from '../backend/simulated/simulated-board.js';
 import { SourcesStore } from '../firmware/sources-store.js';
 import { exportConfig, importConfig } from './config-document.js';
 
-describe('configuration export and import (facts §3.2, §4 POST /config)', () => {
+describe('configuration export and import', () => {
   const boards: { board: SimulatedBoard; sources: SourcesStore; dir: string }[] = [];
   async function board(hostname: string) {
     const dir = await mkdtemp(join(tmpdir(), 'config-'));

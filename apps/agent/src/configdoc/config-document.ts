@@ -13,7 +13,7 @@ export interface ConfigDeps {
   now?: () => number;
 }
 
-/** GET /config (facts §3.2): one unreadable part never fails the export; it is left out instead. */
+/** GET /config: one unreadable part never fails the export; it is left out instead. */
 export async function exportConfig(deps: ConfigDeps): Promise<TConfigExport> {
   const now = deps.now ?? Date.now;
   const about = await deps.backend.about().catch(() => null);
@@ -61,7 +61,7 @@ export async function exportConfig(deps: ConfigDeps): Promise<TConfigExport> {
 }
 
 /**
- * POST /config (facts §4): the document as JSON text. The envelope (`format_version`, `exported_at`,
+ * POST /config: the document as JSON text. The envelope (`format_version`, `exported_at`,
  * `exported_from`) must be right before anything is applied; then each field is applied on its own, in the daemon's
  * order, and reported with the daemon's texts. A field of the wrong type fails that field only (the daemon's serde
  * would refuse the whole document; a partly usable export is worth applying). Unknown keys are ignored.

@@ -8,7 +8,7 @@ import { SourcesStore } from './sources-store.js';
 import { FakeFirmwareHost } from '../../test/support/firmware-server.js';
 import { UpdateCheck } from './update-check.js';
 
-describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
+describe('catalogue cache and update check', () => {
   let dir: string;
   let host: FakeFirmwareHost;
   let http: HttpClient;
@@ -25,6 +25,12 @@ describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
       now,
     });
   const listings = () => host.requests.filter((r) => r.path === '/fw/index.json').length;
+  /** Until the background refresh has finished (the fake clock stands still, so only its end lifts the claim). */
+  const refreshed = async (cat: Catalogue) => {
+    while (cat.refreshing) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'catalogue-'));
@@ -58,7 +64,7 @@ describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
     expect(stale.age_seconds).toBe(1860);
     expect(stale.refreshing).toBe(true);
     await cat.startRefresh(); // already claimed: nothing new starts
-    await new Promise((r) => setTimeout(r, 100));
+    await refreshed(cat);
     expect((await cat.get()).age_seconds).toBe(0);
     expect(listings()).toBe(2);
   });
@@ -73,7 +79,7 @@ describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
       cat.get({ refresh: true }),
     ]);
     expect(answers.every((a) => a.refreshing === true)).toBe(true);
-    await new Promise((r) => setTimeout(r, 100));
+    await refreshed(cat);
     expect(listings()).toBe(2);
   });
 
@@ -117,7 +123,7 @@ describe('catalogue cache and update check (facts §7.5, §7.6)', () => {
     const primed = catalogue();
     clock += 3600_000;
     await primed.start({ prime: true }); // the daemon's behaviour, on request: a stale file refreshes at start
-    await new Promise((r) => setTimeout(r, 100));
+    await refreshed(primed);
     expect(listings()).toBe(2);
   });
 

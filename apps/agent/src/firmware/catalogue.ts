@@ -37,7 +37,7 @@ interface Entry {
 }
 
 /**
- * `GET /firmware/available` (facts §7.5): one cached entry, fresh for 30 min after a clean fan-out and 2 min after any
+ * `GET /firmware/available`: one cached entry, fresh for 30 min after a clean fan-out and 2 min after any
  * source failed. A caller always gets the cached entry at once; a stale entry or `refresh` starts one background
  * refresh, deduplicated by a 10-minute deadline claim (a refresh that hangs cannot hold it longer). Only an empty
  * cache makes the caller wait. A clean, changed offering is persisted on the overlay and answered from after a reboot.

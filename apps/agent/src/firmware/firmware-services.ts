@@ -89,7 +89,7 @@ export class FirmwareServices {
   }
 }
 
-/** The running firmware: os-release VERSION with quotes stripped, else `unknown` (facts §4 GET /firmware/available). */
+/** The running firmware: os-release VERSION with quotes stripped, else `unknown`. */
 export async function runningVersion(backend: BoardBackend): Promise<string> {
   try {
     const version = (await backend.about()).version.trim().replace(/^(["'])(.*)\1$/, '$2');

@@ -36,7 +36,7 @@ export interface InstallerOptions {
 const UPDATER = 'tpi-selfupdate';
 
 /**
- * `POST /firmware/install` (facts §4, §7.7) done in the agent instead of by `/sbin/tpi-selfupdate`: refuse a staged
+ * `POST /firmware/install` done in the agent instead of by `/sbin/tpi-selfupdate`: refuse a staged
  * board unless forced, refuse local sources (they go through the upload flow), refuse a version that is not newer
  * unless allowed, download (undici: timeouts, retries, Range resume), verify SHA-256 against SHA256SUMS when the
  * source publishes it (GitHub releases must), write the image into the inactive slot through the backend's driver
@@ -210,7 +210,7 @@ export class Installer {
     return { source: id, staged: version };
   }
 
-  /** The first staging directory with room for a whole image (facts §7.7 step 4). */
+  /** The first staging directory with room for a whole image. */
   private async stagingDir(): Promise<string> {
     const need = this.options.slots.maxImageBytes;
     for (const dir of await this.options.slots.stagingDirs()) {

@@ -11,7 +11,7 @@ import { isPrerelease, newestFirst, relationTo } from './version.js';
 export interface ReleaseAssets {
   imageUrl: string;
   sumsUrl: string | null;
-  /** GitHub releases must publish SHA256SUMS (facts §7.7 step 2); http directories may. */
+  /** GitHub releases must publish SHA256SUMS; http directories may. */
   sumsRequired: boolean;
 }
 
@@ -29,7 +29,7 @@ export const LIST_LIMIT = 30;
 
 type Offer = Omit<TCandidate, 'relation'>;
 
-/** Candidates of one source, newest first, each related to `running` (facts §3.5). */
+/** Candidates of one source, newest first, each related to `running`. */
 export async function listCandidates(source: TSource, running: string, ctx: ReaderContext): Promise<TCandidate[]> {
   const offers =
     source.kind === 'github'

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { defaultSources, SourcesStore } from './sources-store.js';
 
-describe('firmware sources document (facts §4, §7.4)', () => {
+describe('firmware sources document', () => {
   let dir: string;
   let store: SourcesStore;
   beforeEach(async () => {

@@ -10,7 +10,7 @@ export const SOURCES_FILE = 'firmware-sources.json';
 const RETIRED_LOCATION = 'excavador/tp2-bmc-firmware';
 const CURRENT_LOCATION = 'excavador-turing/BMC-Firmware';
 
-/** Built-in sources, in this order, when the file is missing or corrupt (facts §7.4). */
+/** Built-in sources, in this order, when the file is missing or corrupt. */
 export function defaultSources(): TSources {
   return {
     sources: [
@@ -36,7 +36,7 @@ export function defaultSources(): TSources {
 
 /**
  * Read a sources document the way serde would (shape errors give serde-like text, which the caller prefixes with
- * `` `sources` is not valid: ``), then apply the daemon's validation rules (their messages verbatim, facts §4).
+ * `` `sources` is not valid: ``), then apply the daemon's validation rules (their messages verbatim).
  */
 export function parseSourcesDocument(value: unknown): TSources {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -83,7 +83,7 @@ export function parseSourcesDocument(value: unknown): TSources {
   return { sources };
 }
 
-/** The daemon's validation rules, first failure wins (messages verbatim, facts §4 POST /firmware/sources). */
+/** The daemon's validation rules, first failure wins (messages verbatim). */
 export function validateSources(sources: readonly TSource[]): void {
   const seen = new Set<string>();
   for (const source of sources) {
@@ -142,7 +142,7 @@ function typeName(value: unknown): string {
 
 /**
  * The firmware sources document on the overlay (`firmware-sources.json`, shared by both A/B images). A missing or
- * corrupt file reads as the defaults; the retired location is rewritten on read and saved (facts §4, §7.4).
+ * corrupt file reads as the defaults; the retired location is rewritten on read and saved.
  */
 export class SourcesStore {
   constructor(private readonly overlayDir: string) {}

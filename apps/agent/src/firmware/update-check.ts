@@ -18,7 +18,7 @@ export interface UpdateCheckOptions {
 }
 
 /**
- * `GET /firmware/check` (facts §3.6, §7.6). `stable` is the repository's latest release (pre-releases excluded);
+ * `GET /firmware/check`. `stable` is the repository's latest release (pre-releases excluded);
  * `edge` is the highest version among the newest 30 releases, pre-releases included, by version not by date. A
  * channel that cannot be resolved is null with `"<channel>: <detail>"` in `error`. Cached for an hour after a full
  * success and 5 minutes after any error; concurrent callers share one resolution.

@@ -4,7 +4,7 @@ import type { Handler } from './context.js';
 import { flagParam, nodeParam, requireParam } from './params.js';
 
 /**
- * The daemon extensions that are plain reads and writes (facts §9): the node-1 USB port, the serial console, the
+ * The daemon extensions that are plain reads and writes: the node-1 USB port, the serial console, the
  * deprecated `other` record and the backup archive. The transfers are in `transfers.ts`.
  */
 

@@ -3,7 +3,7 @@ import type { BoardBackend } from '../backend/backend.js';
 import { loadBoardApi } from '../board-api.js';
 
 /**
- * The legacy-only `POST /api/bmc?opt=set&type=node_info` (facts §9): JSON `{"Node1":{name,module_name,uart_baud},…}`
+ * The legacy-only `POST /api/bmc?opt=set&type=node_info`: JSON `{"Node1":{name,module_name,uart_baud},…}`
  * (keys 1-based); only present, non-null fields overwrite. This is how the web UI renames nodes.
  */
 export async function setNodeInfoFromLegacyBody(body: Record<string, unknown>, backend: BoardBackend): Promise<void> {

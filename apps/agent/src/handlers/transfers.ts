@@ -11,7 +11,7 @@ import type { Handler, HandlerContext } from './context.js';
 import { flagParam, nodeParam, parseUnsigned } from './params.js';
 
 /**
- * The transfer operations (facts §9, hardware facts §2.5): start a node flash or a firmware upload (answering the
+ * The transfer operations: start a node flash or a firmware upload (answering the
  * bare `{"handle":N}`), upload its bytes, poll its state, cancel it. The state machine is `Transfers`.
  */
 

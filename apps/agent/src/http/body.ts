@@ -64,7 +64,7 @@ export type ParsedBody =
   | { kind: 'json'; value: Record<string, unknown> };
 
 /**
- * Parse a POST body the way the daemon's path form does (facts §2.2): empty is fine whatever the Content-Type says,
+ * Parse a POST body the way the daemon's path form does: empty is fine whatever the Content-Type says,
  * otherwise form or JSON-object only, with the daemon's refusal messages.
  */
 export function parseBody(req: IncomingMessage, raw: Buffer): ParsedBody {
@@ -144,7 +144,7 @@ export function mergeBody(query: Record<string, string>, body: ParsedBody): Reco
 /**
  * `document` operations (POST /config, POST /firmware/sources): a JSON body whose document key is missing, or holds
  * something other than a string, is itself the document. The daemon treats `{"sources":[…]}` as already wrapped and
- * then fails to parse the array; that quirk is fixed here on purpose (facts §4, POST /firmware/sources).
+ * then fails to parse the array; that quirk is fixed here on purpose (POST /firmware/sources).
  */
 export function mergeDocumentBody(
   query: Record<string, string>,

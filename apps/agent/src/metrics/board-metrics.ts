@@ -9,7 +9,7 @@ export interface FirmwareSlotsSource {
 }
 
 /**
- * The `bmcd_*` families (facts §7.2) for the readings the backend offers. No instance or hostname label: renaming a
+ * The `bmcd_*` families for the readings the backend offers. No instance or hostname label: renaming a
  * board moves no series. A reading that fails is left out (its families vanish) instead of failing the scrape.
  */
 export async function renderBoardMetrics(backend: BoardBackend, firmware?: FirmwareSlotsSource): Promise<string> {
@@ -171,7 +171,7 @@ export async function renderBoardMetrics(backend: BoardBackend, firmware?: Firmw
     out.single('bmcd_clock_offset_seconds', 'gauge', 'System clock minus true time', clock.offset_seconds);
   }
   if (usb) {
-    // Label spellings are not confirmed for the daemon (facts §10.2): node as the API reports it (`Node 2`).
+    // Label spellings are not confirmed for the daemon: node as the API reports it (`Node 2`).
     out.family('bmcd_usb_config', 'gauge', 'The USB routing in effect', [
       { labels: { node: usb.node, mode: usb.mode, route: usb.route, bus_type: usb.bus_type }, value: 1 },
     ]);

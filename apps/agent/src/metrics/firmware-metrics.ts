@@ -5,7 +5,7 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 
 /**
  * The promotion log's busybox `date` stamp (`Mon Sep  7 19:30:22 UTC 2026`) as Unix seconds; null unless the zone is
- * UTC, as the daemon (facts §7.2: no guessing at other zones).
+ * UTC, as the daemon (no guessing at other zones).
  */
 export function promotionTimestampSeconds(stamp: string): number | null {
   const m = /^\w{3} (\w{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) UTC (\d{4})$/.exec(stamp.trim());
@@ -16,7 +16,7 @@ export function promotionTimestampSeconds(stamp: string): number | null {
   return Date.UTC(Number(m[6]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])) / 1000;
 }
 
-/** The `bmcd_firmware_*` families (facts §7.2) from GET /firmware/slots. */
+/** The `bmcd_firmware_*` families from GET /firmware/slots. */
 export function writeFirmwareFamilies(out: PrometheusText, slots: TFirmwareSlots): void {
   const named = (['running', 'rollback'] as const).flatMap((slot) => {
     const s = slots[slot];

@@ -1,6 +1,6 @@
 /**
  * A tiny Prometheus text-format writer (exposition format 0.0.4), so the agent needs no client library on a 128 MB
- * controller. Rules of facts §7.2: HELP and TYPE per family, a blank line after each family, families without
+ * controller. The daemon's rules: HELP and TYPE per family, a blank line after each family, families without
  * samples omitted, absent readings never written as 0, whole numbers without a decimal point.
  */
 export type Labels = Record<string, string>;

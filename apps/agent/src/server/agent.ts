@@ -251,7 +251,7 @@ export class AgentApp {
       this.refuse(res, refusalForm(req, op, spelling), err, { op: op.id });
     } finally {
       this.options.onOperation?.(op.id, outcome);
-      // One audit line per state-changing call (facts §2.1): who, from where, what, outcome; never the parameters.
+      // One audit line per state-changing call: who, from where, what, outcome; never the parameters.
       if (op.method !== 'GET' || op.legacy?.opt === 'set') {
         this.options.services?.audit.record({
           action: op.legacy?.type ?? op.id,

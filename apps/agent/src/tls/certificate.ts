@@ -16,7 +16,7 @@ const VALID_DAYS = 825;
 const REISSUE_BEFORE_MS = 30 * 86_400_000;
 
 /**
- * The served certificate (facts §6.5): the given pair, or a self-signed EC P-384 pair for 825 days kept in
+ * The served certificate: the given pair, or a self-signed EC P-384 pair for 825 days kept in
  * `<stateDir>/tls/`, generated on first start and reissued within 30 days of expiry. Generation runs `openssl`
  * (argument vector, no shell); without it the agent cannot serve HTTPS and says so.
  */

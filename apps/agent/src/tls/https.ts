@@ -6,7 +6,7 @@ import { TLSSocket } from 'node:tls';
 import type { ServerCertificate } from './certificate.js';
 
 /**
- * TLS settings of the API listener (facts §6.5): HTTP/1.1 only over ALPN, TLS 1.2 or 1.3. With a client CA in effect
+ * TLS settings of the API listener: HTTP/1.1 only over ALPN, TLS 1.2 or 1.3. With a client CA in effect
  * the server *requests* a client certificate but does not require one (a browser without one still reaches the
  * login); a certificate that is presented but does not verify ends the connection, as a failed handshake would.
  */
@@ -81,7 +81,7 @@ function presentedCertificate(socket: TLSSocket): boolean {
 }
 
 /**
- * The operator a verified proxy vouches for (facts §6.2 step 2): the connection presented a client certificate that
+ * The operator a verified proxy vouches for: the connection presented a client certificate that
  * verified against the effective CA, and the request carries a non-blank identity header. Otherwise undefined (a
  * certificate without the header falls through to the other ways in; the header without a certificate is ignored).
  */

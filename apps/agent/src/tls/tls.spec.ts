@@ -11,7 +11,7 @@ import { loadServerCertificate, type ServerCertificate } from './certificate.js'
 import { createTlsServer, proxiedIdentity, tlsOptions, updateClientCa } from './https.js';
 import { makeTestPki, type TestPki } from '../../test/support/pki.js';
 
-describe('HTTPS listener and mTLS proxy identity (facts §6.2 step 2, §6.5)', () => {
+describe('HTTPS listener and mTLS proxy identity', () => {
   let dir: string;
   let pki: TestPki;
   let certificate: ServerCertificate;

@@ -9,7 +9,7 @@ import { type FirmwareSlotsDriver, tagFromImageName } from '../backend/firmware-
 import { utcStamp } from '../backend/timestamps.js';
 import { isReleaseTag } from '../firmware/version.js';
 
-/** Where an uploaded firmware image goes (facts §7.7 "Upload install"). */
+/** Where an uploaded firmware image goes (the daemon's upload install). */
 export interface FirmwareUpload {
   slots: FirmwareSlotsDriver;
   /** Host path of the microSD card (`/mnt/sdcard`); `park` writes into its `firmware/` directory. */

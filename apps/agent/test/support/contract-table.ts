@@ -99,7 +99,7 @@ export function expectedPathVerdict(op: Operation): PathVerdict {
 /** The legacy envelope: 200 `{response:[{result}]}`, `ok` for rows without a body, else the row's schema. */
 export function legacyVerdict(op: Operation, answer: Answer): { status: number; result: unknown } {
   const entry = (answer.json as { response?: [{ result?: unknown; uart?: unknown }] } | undefined)?.response?.[0];
-  // Transfers answer the bare value; the UART read keys its envelope `uart` (facts §2.1).
+  // Transfers answer the bare value; the UART read keys its envelope `uart`.
   const result = op.legacyAnswer === 'bare' ? answer.json : op.legacyAnswer === 'uart' ? entry?.uart : entry?.result;
   if (op.response === null) {
     return { status: answer.status, result };

@@ -238,7 +238,7 @@ export class BoardClient {
 
   /**
    * Sends with the credential. A 401 with a token and an account: log in once more and resend once. Never loops:
-   * boards ban an address after 5 failures (facts §6.3). With `login` false it never logs in (CallOptions.login).
+   * boards ban an address after 5 failures. With `login` false it never logs in (CallOptions.login).
    */
   private async authorized(
     operation: string,
@@ -411,7 +411,7 @@ export class BoardClient {
       }
       const type = header(res, 'content-type') ?? '';
       if (type.includes('text/html') || /^\s*</.test(res.text)) {
-        // Unknown paths under /api/bmc fall through to the web interface's index.html (facts §1.11).
+        // Unknown paths under /api/bmc fall through to the web interface's index.html.
         throw new BoardCapabilityError(
           id,
           this.dialect,
@@ -467,7 +467,7 @@ export class BoardClient {
       }
     }
     if (Object.keys(params).length === 0) {
-      return; // the daemon answers 500 to a call without any node (facts §4 POST /power)
+      return; // the daemon answers 500 to a call without any node
     }
     await this.call('postPower', params);
   }
@@ -503,7 +503,7 @@ export class BoardClient {
     await this.call('postNodeToMsd', { node: String(this.requireNode(node)) }, options);
   }
 
-  // ---------------------------------------------------------------- daemon extensions (facts §9)
+  // ---------------------------------------------------------------- daemon extensions
 
   /** Whether node 1's USB goes to the board's USB-A port (v2.5+). */
   async usbNode1(): Promise<boolean> {
@@ -646,7 +646,7 @@ export class BoardClient {
     }
   }
 
-  /** Node labels through the legacy JSON POST (facts §9; every dialect has it). Only given fields change. */
+  /** Node labels through the legacy JSON POST (every dialect has it). Only given fields change. */
   async setNodeInfo(patch: Partial<Record<NodeNumber, TNodeInfoPatch>>): Promise<void> {
     const body: Record<string, TNodeInfoPatch> = {};
     for (const [node, fields] of Object.entries(patch)) {
@@ -731,7 +731,7 @@ export class BoardClient {
     return this.call('getFirmwareSources');
   }
 
-  /** Replace the sources; sent as the `sources` string, which every daemon reads (facts §4 quirk). */
+  /** Replace the sources; sent as the `sources` string, which every daemon reads. */
   async setFirmwareSources(doc: TSourcesInput) {
     return this.call('postFirmwareSources', { sources: JSON.stringify(doc) });
   }

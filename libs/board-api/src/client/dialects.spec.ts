@@ -3,7 +3,7 @@ import { operationList } from '../operations.js';
 import { BoardClient, retryAfterSeconds } from './board-client.js';
 import {
   capabilities,
-  compareVersions,
+  compareDaemonVersions,
   normaliseAbout,
   UPSTREAM_OPERATIONS,
   wireForm,
@@ -72,11 +72,27 @@ describe('capability matrix', () => {
   });
 
   it('orders versions as the daemon does', () => {
-    expect(compareVersions('2.36.3', '2.36.0')).toBe(1);
-    expect(compareVersions('v2.4', '2.4.0')).toBe(0);
-    expect(compareVersions('2.10.1', '2.9.0')).toBe(1);
-    expect(compareVersions('2.31.0-rc1', '2.31.0')).toBe(-1);
-    expect(compareVersions('nightly', '2.31.0')).toBeNull();
+    expect(compareDaemonVersions('2.36.3', '2.36.0')).toBe(1);
+    expect(compareDaemonVersions('v2.4', '2.4.0')).toBe(0);
+    expect(compareDaemonVersions('2.10.1', '2.9.0')).toBe(1);
+    expect(compareDaemonVersions('2.31.0-rc1', '2.31.0')).toBe(-1);
+    expect(compareDaemonVersions('nightly', '2.31.0')).toBeNull();
+  });
+
+  it('reads a daemon version quoted or with build metadata, and orders prereleases by semver', () => {
+    expect(compareDaemonVersions('"2.3.4"', '2.3.4')).toBe(0);
+    expect(compareDaemonVersions('2.36.3+g1a2b3c', '2.36.3')).toBe(0);
+    expect(compareDaemonVersions('2.16.0-rc.2', '2.16.0-rc.10')).toBe(-1);
+    expect(compareDaemonVersions('2.16.0-rc.10', '2.16.0')).toBe(-1);
+    expect(compareDaemonVersions('2.16.0-alpha.1', '2.16.0-alpha.beta')).toBe(-1);
+    expect(compareDaemonVersions('2.16.0-beta', '2.16.0-alpha.beta')).toBe(1);
+  });
+
+  it('offers the path form from fork 2.16.0, not to its prereleases', () => {
+    expect(wireForm('fork', '2.16.0')).toBe('path');
+    expect(wireForm('fork', 'v2.16.0+build7')).toBe('path');
+    expect(wireForm('fork', '2.16.0-rc.10')).toBe('legacy');
+    expect(wireForm('fork', '2.15.9')).toBe('legacy');
   });
 
   it('reads Retry-After as seconds or a date', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { operationList, operations, type OperationId } from '../operations.js';
+import { compareVersions } from '../version.js';
 import { ZAboutForkSchema, ZAboutSchema, ZAboutUpstreamSchema, type TAbout } from '../schemas/board.js';
 import { ZCoolingDeviceSchema, type TCoolingDevice } from '../schemas/cooling.js';
 
@@ -15,11 +16,11 @@ export const DIALECTS: readonly Dialect[] = ['agent', 'fork', 'upstream'];
 /** Which spelling requests use. */
 export type WireForm = 'path' | 'legacy';
 
-/** The fork's path form arrived in 2.16.0 (facts §8). */
+/** The fork's path form arrived in 2.16.0. */
 export const FORK_PATH_FORM_SINCE = '2.16.0';
 
 /**
- * The operations upstream bmcd answers in the legacy form (hardware facts §2.8): no health, thermal, firmware,
+ * The operations upstream bmcd answers in the legacy form: no health, thermal, firmware,
  * hostname, ntp, config, access, sdcard files or network read.
  */
 export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
@@ -41,7 +42,7 @@ export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId
   'getCooling',
   'postCooling',
   'postNetworkReset',
-  // The daemon extensions are upstream's own (facts §9).
+  // The daemon extensions are upstream's own.
   'getUsbNode1',
   'postUsbNode1',
   'getUart',
@@ -56,46 +57,20 @@ export const UPSTREAM_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId
   'getUploadCancel',
 ]);
 
-/** Parses `v1.2.3[-pre][+build]`; null when not version-shaped. */
-export function parseVersion(text: string): { parts: number[]; pre: string | null } | null {
-  const m = /^v?(\d+(?:\.\d+)*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(text.trim().replace(/^"|"$/g, ''));
-  if (!m) {
-    return null;
-  }
-  return { parts: m[1]!.split('.').map(Number), pre: m[2] ?? null };
-}
-
-/** Compares two versions (missing parts count as 0; a pre-release sorts before its release). Null if unorderable. */
-export function compareVersions(a: string, b: string): number | null {
-  const x = parseVersion(a);
-  const y = parseVersion(b);
-  if (!x || !y) {
-    return null;
-  }
-  const n = Math.max(x.parts.length, y.parts.length);
-  for (let i = 0; i < n; i++) {
-    const d = (x.parts[i] ?? 0) - (y.parts[i] ?? 0);
-    if (d !== 0) {
-      return Math.sign(d);
-    }
-  }
-  if (x.pre === y.pre) {
-    return 0;
-  }
-  if (x.pre === null) {
-    return 1;
-  }
-  if (y.pre === null) {
-    return -1;
-  }
-  return x.pre < y.pre ? -1 : 1;
+/**
+ * Orders two daemon versions as About reports them (quotes stripped, a `+build` suffix ignored): negative, zero or
+ * positive, or null when either is not version-shaped. The ordering is ../version.ts's, on `semver`.
+ */
+export function compareDaemonVersions(a: string, b: string): number | null {
+  const unquote = (text: string) => text.trim().replace(/^"|"$/g, '');
+  return compareVersions(unquote(a), unquote(b), { build: true });
 }
 
 function atLeast(version: string | undefined, since: string): boolean {
   if (version === undefined) {
     return true; // unknown version: assume the newest, and let the board answer
   }
-  const c = compareVersions(version, since);
+  const c = compareDaemonVersions(version, since);
   return c === null ? true : c >= 0;
 }
 
@@ -112,8 +87,8 @@ export function wireForm(dialect: Dialect, daemonVersion?: string): WireForm {
 
 /**
  * When the fork first offered an operation. The table's `since` is the first *documented* release (2.26.0 for most);
- * the fork had those operations before, and the path form reaches them from 2.16.0 (facts §8: health 2.4, update
- * check 2.7, sources 2.8, ntp/hostname 2.13, config 2.14). So 2.26.0 rows count from 2.16.0; later rows (sdcard
+ * the fork had those operations before, and the path form reaches them from 2.16.0 (health 2.4, update check 2.7,
+ * sources 2.8, ntp/hostname 2.13, config 2.14). So 2.26.0 rows count from 2.16.0; later rows (sdcard
  * files 2.34.0, access 2.36.0) keep their own release.
  */
 function forkSince(id: OperationId): string {
@@ -236,7 +211,7 @@ export function normaliseCooling(raw: unknown): Parsed<TCoolingDevice[]> {
   };
 }
 
-/** Parameters that are presence flags on the fork and upstream (`force=0` counts as set there, facts §1.4). */
+/** Parameters that are presence flags on the fork and upstream (`force=0` counts as set there). */
 export const FLAG_PARAMS: ReadonlySet<string> = new Set([
   'force',
   'allow_downgrade',

@@ -4,7 +4,7 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { BoardResponseInvalidError, BoardUnreachableError } from './errors.js';
 
 /**
- * Trust on first use for boards' self-signed certificates (facts §6.5): the SHA-256 fingerprint a board presented
+ * Trust on first use for boards' self-signed certificates: the SHA-256 fingerprint a board presented
  * first is pinned, and a later connection to that origin presenting another certificate is refused before anything
  * (a password, a token) is sent. `expected` answers the pin of an origin (`https://host:port`); `seen` hears of a
  * certificate on an origin without a pin, to pin it.
@@ -29,7 +29,7 @@ export interface DispatcherOptions {
   /** Keep idle sockets this long. Default 30 000 ms (boards drop idle keep-alive sockets themselves). */
   keepAliveTimeoutMs?: number;
   /**
-   * Verify the board's certificate. Boards serve a self-signed certificate (facts §6.5), so a fleet manager that has
+   * Verify the board's certificate. Boards serve a self-signed certificate, so a fleet manager that has
    * no CA for them opts out with `false`. Default true.
    */
   rejectUnauthorized?: boolean;

@@ -32,7 +32,7 @@ export const ZIdentityHeaderSchema = named(
 );
 export type TIdentityHeader = z.infer<typeof ZIdentityHeaderSchema>;
 
-/** GET /access (facts §5). */
+/** GET /access. */
 export const ZAccessStateSchema = named(
   'AccessState',
   z.object({

@@ -28,7 +28,7 @@ export const ZAboutSchema = named(
 );
 export type TAbout = z.infer<typeof ZAboutSchema>;
 
-/** GET /about as the existing fork daemon answers it: `bmcd_version` instead of `daemon_version` (facts §1.2). */
+/** GET /about as the existing fork daemon answers it: `bmcd_version` instead of `daemon_version`. */
 export const ZAboutForkSchema = z.object({
   ...aboutCommon,
   bmcd_version: z.string().describe('Version of the daemon (equal to build_version)'),
@@ -36,7 +36,7 @@ export const ZAboutForkSchema = z.object({
 export type TAboutFork = z.infer<typeof ZAboutForkSchema>;
 
 /**
- * `get`/`about` of upstream bmcd 2.3.x (hardware facts §2.3). Two generations: master has `bmcd_version` (daemon) and
+ * `get`/`about` of upstream bmcd 2.3.x. Two generations: master has `bmcd_version` (daemon) and
  * `version` (OS); v2.3.4 has `version` (daemon) and `build_version` (OS). Neither has `kernel` or `board_serial`.
  */
 export const ZAboutUpstreamSchema = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from './registry.js';
 
-/** RFC 9457 refusal body of the path form (facts §2.2). */
+/** RFC 9457 refusal body of the path form. */
 export const ZProblemSchema = named(
   'Problem',
   z.object({
@@ -14,7 +14,7 @@ export const ZProblemSchema = named(
 export type TProblem = z.infer<typeof ZProblemSchema>;
 
 /**
- * Legacy envelope `{"response":[{"result":…}]}` (facts §2.1). Refusals carry the message as `result` together with
+ * Legacy envelope `{"response":[{"result":…}]}`. Refusals carry the message as `result` together with
  * the real status; `uart` reads use the key `uart` instead of `result`.
  */
 export const ZLegacyEnvelopeSchema = z.object({

@@ -25,7 +25,7 @@ export const ZNodeSettingsSchema = named(
 );
 export type TNodeSettings = z.infer<typeof ZNodeSettingsSchema>;
 
-/** GET /config, and the document POST /config imports (facts §3.2). */
+/** GET /config, and the document POST /config imports. */
 export const ZConfigExportSchema = named(
   'ConfigExport',
   z.object({

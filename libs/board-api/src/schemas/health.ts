@@ -12,7 +12,7 @@ export const ZRtcSchema = named(
 );
 export type TRtc = z.infer<typeof ZRtcSchema>;
 
-/** Health.clock and Ntp.clock (facts §3.3): every field but `rtc` always present and nullable. */
+/** Health.clock and Ntp.clock: every field but `rtc` always present and nullable. */
 export const ZClockSchema = named(
   'Clock',
   z.object({

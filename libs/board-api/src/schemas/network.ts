@@ -4,7 +4,7 @@ import { named } from './registry.js';
 
 const counter = () => z.number().int().nonnegative().nullable();
 
-/** Element of Network.ports: always six, node1..node4 then ge0, ge1 (facts §3.8). */
+/** Element of Network.ports: always six, node1..node4 then ge0, ge1. */
 export const ZSwitchPortSchema = named(
   'SwitchPort',
   z.object({

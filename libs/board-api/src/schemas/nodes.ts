@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from './registry.js';
 
-/** Element of GET /nodes: all four keys always present, null when unset (facts §4 GET /nodes). */
+/** Element of GET /nodes: all four keys always present, null when unset. */
 export const ZNodeInfoSchema = named(
   'NodeInfo',
   z.object({
@@ -33,7 +33,7 @@ export const ZNodePowerListSchema = z.array(ZNodePowerSchema).length(1).describe
 
 export const ZUsbModeSchema = z.enum(['Host', 'Device', 'Flash']);
 export type TUsbMode = z.infer<typeof ZUsbModeSchema>;
-/** Only two routes exist; "a node" appears only in prose (facts §3.10). */
+/** Only two routes exist; "a node" appears only in prose. */
 export const ZUsbRouteSchema = z.enum(['Bmc', 'AlternativePort']);
 export type TUsbRoute = z.infer<typeof ZUsbRouteSchema>;
 
@@ -53,7 +53,7 @@ export const ZUsbStateSchema = named(
 export type TUsbState = z.infer<typeof ZUsbStateSchema>;
 export const ZUsbStateListSchema = z.array(ZUsbStateSchema).length(1).describe('Exactly one object');
 
-/** One node's patch in the legacy-only `POST ?opt=set&type=node_info` body (facts §9). */
+/** One node's patch in the legacy-only `POST ?opt=set&type=node_info` body. */
 export const ZNodeInfoPatchSchema = z.object({
   name: z.string().nullable().optional().describe('New label; absent or null leaves it unchanged'),
   module_name: z.string().nullable().optional().describe('New module label; absent or null leaves it unchanged'),

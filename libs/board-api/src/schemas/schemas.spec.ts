@@ -26,7 +26,7 @@ import {
   legacyEnvelope,
 } from './index.js';
 
-/** Reference board values from the facts file (§3.3, §3.9). */
+/** Reference board values (a real board's readings). */
 const referenceThermal = {
   sensors: [
     {

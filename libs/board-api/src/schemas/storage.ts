@@ -13,7 +13,7 @@ export const ZSdCardSchema = named(
 export type TSdCard = z.infer<typeof ZSdCardSchema>;
 export const ZSdCardListSchema = z.array(ZSdCardSchema).length(1).describe('Exactly one object');
 
-/** Element of GET /sdcard/files (facts §3.11). */
+/** Element of GET /sdcard/files. */
 export const ZSdCardEntrySchema = named(
   'SdCardEntry',
   z.object({

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { named } from './registry.js';
 
 /**
- * Records of the daemon extensions (operations real clients use that the seed's 38-operation contract leaves out;
- * facts §9, hardware facts §2.3 and §2.5). Their shapes are the daemon's own, because BMC-UI and tpi parse them.
+ * Records of the daemon extensions (operations real clients use that the seed's 38-operation contract leaves out).
+ * Their shapes are the daemon's own, because BMC-UI and tpi parse them.
  */
 
 /** `opt=set&type=flash|firmware` answers this bare (no legacy envelope); `id` of the transfer state equals it. */

@@ -3,7 +3,7 @@ import type { LineRef, LineValue } from './gpio.js';
 import type { RootFs } from './root-fs.js';
 
 /**
- * What differs between board revisions (hardware facts §1.1, §1.2, §1.5). bmcd calls a board "legacy" (v2.4) when
+ * What differs between board revisions. bmcd calls a board "legacy" (v2.4) when
  * `/proc/device-tree/model` contains `v2.4`; a missing model file counts as a v2.5+ board, as in bmcd.
  */
 export interface BoardModel {

@@ -6,7 +6,7 @@ import { readCoolers, readCoolingDevices, readThermalSensors } from './readings.
 const THERMAL = '/sys/class/thermal';
 
 /**
- * Fans and thermal zones (hardware facts §1.10, API facts §4 /cooling): cooling steps through sysfs, manual holds by
+ * Fans and thermal zones: cooling steps through sysfs, manual holds by
  * pausing the zone's governor, and the safety check that releases a hold above the hottest active trip. Part of
  * LinuxBoard, split out along the cooling seam; the board persists the steps (`rememberStep`).
  */
@@ -31,7 +31,7 @@ export class LinuxCooling {
     if (!entry) {
       throw new BoardError(400, `Failed to ${context}: cooling device: \`${device}\` does not exist`);
     }
-    // bmcd hard-codes the fan to cooling_device0 for the write (facts §1.10).
+    // bmcd hard-codes the fan to cooling_device0 for the write.
     const dir = device === 'system fan' ? 'cooling_device0' : entry.dir;
     const zone = entry.record.zone;
     if (mode !== 'auto') {

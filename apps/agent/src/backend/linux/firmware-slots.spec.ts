@@ -34,7 +34,7 @@ class ScriptedRunner implements CommandRunner {
   }
 }
 
-describe('Linux A/B slots driver (facts §7.7 through the backend runner)', () => {
+describe('Linux A/B slots driver (through the backend runner)', () => {
   let root: string;
   let runner: ScriptedRunner;
   let slots: LinuxSlots;

@@ -29,7 +29,7 @@ export interface LinuxSlotsOptions {
 }
 
 /**
- * The controller's A/B slots (facts §3.7, §7.7, §7.8): UBI volume names from sysfs, U-Boot's `nextboot` through
+ * The controller's A/B slots: UBI volume names from sysfs, U-Boot's `nextboot` through
  * fw_printenv/fw_setenv, the image written by `/sbin/osupdate <image>` (which also arms `nextboot`), the staged note
  * and the promotion log on `/mnt/overlay`. The promotion gate itself is the image's S99postupdate, not ours.
  */
@@ -71,7 +71,7 @@ export class LinuxSlots implements FirmwareSlotsDriver {
     await unlink(this.options.fs.path(STAGED_NOTE)).catch(() => undefined);
   }
 
-  /** The first real mounts of `/mnt/sdcard`, `/mnt/overlay`, then `/tmp` (facts §7.7 step 4). */
+  /** The first real mounts of `/mnt/sdcard`, `/mnt/overlay`, then `/tmp`. */
   async stagingDirs(): Promise<string[]> {
     const mounts = (await this.options.fs.text('/proc/mounts')) ?? '';
     const mounted = new Set(mounts.split('\n').map((line) => line.split(' ')[1]));

@@ -92,9 +92,9 @@ const RESET_GAP_MS = 1000;
 const NETWORK_RESET_DELAY_MS = 1000;
 const SCRIPT_TIMEOUT_MS = 30_000;
 const GADGET = '/sys/kernel/config/usb_gadget/g1';
-/** v2.5 node-1 USB switches: PG0 (192) source, PG1 (193) output (hardware facts §1.2). */
+/** v2.5 node-1 USB switches: PG0 (192) source, PG1 (193) output. */
 const NODE1_USB_SOURCE_LINE = 192;
-/** FEL: magic for the boot ROM in RTC general-purpose register 2 (hardware facts §1.9). */
+/** FEL: magic for the boot ROM in RTC general-purpose register 2. */
 const FEL_MAGIC_ADDRESS = '0x07090108';
 const FEL_MAGIC = '0x5AA5A55A';
 /** mkfs.vfat of a large card takes a while on the T113. */
@@ -104,7 +104,7 @@ const NODE1_USB_OUTPUT_LINE = 193;
 /**
  * The agent on the real controller (Allwinner T113, Turing Pi 2 v2.4/v2.5): readings from /proc and /sys, actions
  * through sysfs writes, GPIO lines (by name, through a GpioDriver) and a few external commands (through ONE
- * CommandRunner), persisted state as atomic JSON under /var/lib/bmcd. Hardware facts §1, API facts §3–§4.
+ * CommandRunner), persisted state as atomic JSON under /var/lib/bmcd.
  */
 export class LinuxBoard implements BoardBackend {
   readonly kind = 'linux' as const;
@@ -219,7 +219,7 @@ export class LinuxBoard implements BoardBackend {
       const state = this.requireState();
       const nowSeconds = Math.floor(this.now() / 1000);
       let failure: unknown;
-      // Order 1→4, one node at a time (facts §1.3). The bookkeeping covers the nodes actually switched, so a failure
+      // Order 1→4, one node at a time. The bookkeeping covers the nodes actually switched, so a failure
       // half way leaves the persisted mask telling the truth about the nodes before it.
       for (const node of nodes) {
         const on = changes[node] === true;
@@ -322,7 +322,7 @@ export class LinuxBoard implements BoardBackend {
       } catch (error) {
         throw new BoardError(500, `Failed to set USB mode: ${message(error)}`);
       }
-      // Persisted only after the hardware change succeeded (facts §1.5).
+      // Persisted only after the hardware change succeeded.
       this.requireState().usb = config;
       await this.save('Failed to set USB mode');
     });
@@ -365,7 +365,7 @@ export class LinuxBoard implements BoardBackend {
     return this.requireState().node1_usb;
   }
 
-  /** v2.5: node 1's USB source/output switches PG0 + PG1, both 1 for the board's USB-A port (hardware facts §1.2). */
+  /** v2.5: node 1's USB source/output switches PG0 + PG1, both 1 for the board's USB-A port. */
   async setNode1Usb(alternativePort: boolean): Promise<void> {
     if (this.requireModel().legacy) {
       throw new BoardError(500, 'This command is only available on v2.5+ boards');
@@ -440,7 +440,7 @@ export class LinuxBoard implements BoardBackend {
       buildtime: `${this.buildTime.toISOString().slice(0, 19).replace('T', ' ')}-00:00`,
       hostname: (await this.fs.trimmed('/proc/sys/kernel/hostname')) ?? '',
       kernel: (await this.fs.trimmed('/proc/sys/kernel/osrelease')) ?? 'unknown',
-      // Raw value, quotes NOT stripped (API facts §4 GET /about).
+      // Raw value, quotes NOT stripped.
       version: release.get('VERSION')?.raw || 'unknown',
     };
   }
@@ -473,7 +473,7 @@ export class LinuxBoard implements BoardBackend {
     } catch (error) {
       throw new BoardError(400, `the name was saved, but the running system refused it: ${message(error)}`);
     }
-    // mDNS announces the old name until it restarts; a failure is only logged (facts §4 POST /hostname).
+    // mDNS announces the old name until it restarts; a failure is only logged.
     await this.runScript('/etc/init.d/S50mdnsd', ['restart']);
   }
 
@@ -516,8 +516,8 @@ export class LinuxBoard implements BoardBackend {
 
   async reboot(options: { fel: boolean }): Promise<void> {
     if (options.fel) {
-      // The boot ROM enters FEL (USB recovery) when it finds this magic in the RTC's general-purpose register
-      // (hardware facts §1.9); busybox devmem writes it through /dev/mem. Nothing reboots when the write fails.
+      // The boot ROM enters FEL (USB recovery) when it finds this magic in the RTC's general-purpose register;
+      // busybox devmem writes it through /dev/mem. Nothing reboots when the write fails.
       const armed = await this.runner
         .run('devmem', [FEL_MAGIC_ADDRESS, '32', FEL_MAGIC], { timeoutMs: SCRIPT_TIMEOUT_MS })
         .catch((error: unknown) => ({ code: -1, stdout: '', stderr: message(error) }));
@@ -562,7 +562,7 @@ export class LinuxBoard implements BoardBackend {
     return listSdcard(this.fs, subPath);
   }
 
-  /** Upstream and the fork never format (facts §4); neither does this backend. */
+  /** Upstream and the fork never format; neither does this backend. */
   /**
    * Formats the card as one FAT32 file system, as S93startup mounts it: the first partition when the card has one,
    * else the whole device; unmounted first and mounted again after (also after a failed mkfs, so a refusal leaves
@@ -639,7 +639,7 @@ export class LinuxBoard implements BoardBackend {
 
   // ---------------------------------------------------------------- firmware (beyond BoardBackend)
 
-  /** GET /firmware/slots (API facts §3.7). */
+  /** GET /firmware/slots. */
   async firmwareSlots(): Promise<TFirmwareSlots> {
     return readFirmwareSlots(this.fs, this.runner, this.options.fwEnvArgs ?? []);
   }
@@ -648,14 +648,14 @@ export class LinuxBoard implements BoardBackend {
     return readNextboot(this.runner, this.options.fwEnvArgs ?? []);
   }
 
-  /** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update, facts §7.7 step 9). */
+  /** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update). */
   async setNextboot(value: string | null): Promise<void> {
     await writeNextboot(this.runner, this.options.fwEnvArgs ?? [], value);
   }
 
   // ---------------------------------------------------------------- internals
 
-  /** Rail first, 100 ms, then the enable line (facts §1.3); the same order for on and off. */
+  /** Rail first, 100 ms, then the enable line; the same order for on and off. */
   private async switchNode(node: NodeId, on: boolean): Promise<void> {
     await this.write(railState(node), on ? 'enabled' : 'disabled');
     await this.sleep(RAIL_SETTLE_MS);
@@ -694,7 +694,7 @@ export class LinuxBoard implements BoardBackend {
     }
   }
 
-  /** Route, then node selection, then USB-boot pins (facts §1.5). */
+  /** Route, then node selection, then USB-boot pins. */
   private async applyUsb(config: UsbConfig): Promise<void> {
     const model = this.requireModel();
     const mode = usbMode(config);

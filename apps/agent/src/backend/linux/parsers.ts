@@ -1,6 +1,6 @@
 /**
- * Pure parsers of the text and binary formats the Linux backend reads (hardware facts §1.12, §1.13; API facts §3.3,
- * §4). Malformed input gives nulls, never an exception.
+ * Pure parsers of the text and binary formats the Linux backend reads (the board EEPROM, chrony,
+ * /proc and /sys). Malformed input gives nulls, never an exception.
  */
 
 export interface EepromInfo {
@@ -12,7 +12,7 @@ export interface EepromInfo {
   factorySerial: string | null;
 }
 
-/** The 50-byte board record of the 24C02 (hardware facts §1.12). The CRC is not enforced: the two writers disagree. */
+/** The 50-byte board record of the 24C02. The CRC is not enforced: the two writers disagree. */
 export function parseEeprom(bytes: Buffer | null): EepromInfo {
   const info: EepromInfo = {
     productName: '',
@@ -119,7 +119,7 @@ export function parseSourcesFile(text: string | null): string[] {
   return servers;
 }
 
-/** `server <s> iburst prefer` for the first, `server <s> iburst` for the rest (API facts §4, POST /ntp). */
+/** `server <s> iburst prefer` for the first, `server <s> iburst` for the rest (POST /ntp). */
 export function renderSourcesFile(servers: readonly string[]): string {
   const header =
     '# Time servers chosen through the board API (POST /ntp). The agent rewrites this file;\n' +
@@ -127,7 +127,7 @@ export function renderSourcesFile(servers: readonly string[]): string {
   return header + servers.map((s, i) => `server ${s} iburst${i === 0 ? ' prefer' : ''}\n`).join('');
 }
 
-/** KEY=VALUE lines (os-release, staged note). `raw` keeps quotes, as About's `version` requires. */
+/** KEY=VALUE lines of os-release. `raw` keeps quotes, as About's `version` requires. */
 export function parseKeyValues(text: string | null): Map<string, { raw: string; value: string }> {
   const map = new Map<string, { raw: string; value: string }>();
   for (const line of (text ?? '').split('\n')) {

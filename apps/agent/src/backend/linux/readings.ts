@@ -12,7 +12,7 @@ import type {
 import { parseBeU32Cells, parseMeminfo } from './parsers.js';
 import { nonNegative, parseNumber, type RootFs } from './root-fs.js';
 
-/** Readers of /proc and /sys that build the API records (API facts §3.3, §3.8, §3.9). None of them throws. */
+/** Readers of /proc and /sys that build the API records. None of them throws. */
 
 export async function readLoad(fs: RootFs): Promise<TLoad> {
   const text = await fs.text('/proc/loadavg');

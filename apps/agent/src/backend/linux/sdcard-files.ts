@@ -10,8 +10,8 @@ const IMAGE_SUFFIXES = ['.img', '.raw', '.bin', '.img.xz', '.raw.xz', '.img.gz']
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * One directory level of the card (API facts §7.1). The status codes are this project's choice (facts §10: unknown
- * upstream): not mounted 503, no such directory 404, outside the card or not a directory 400, I/O 500.
+ * One directory level of the card. The status codes are this project's choice (the
+ * daemon's are unknown): not mounted 503, no such directory 404, outside the card or not a directory 400, I/O 500.
  */
 export async function listSdcard(fs: RootFs, subPath: string): Promise<TSdCardEntry[]> {
   let cardRoot: string;

@@ -8,7 +8,7 @@ import { UartRing } from '../simulated/uart.js';
 import type { RootFs } from './root-fs.js';
 
 /**
- * The node consoles (hardware facts §1.8): ttyS1..ttyS4 for nodes 1..4, or ttyS2, ttyS1, ttyS4, ttyS5 on kernels that
+ * The node consoles: ttyS1..ttyS4 for nodes 1..4, or ttyS2, ttyS1, ttyS4, ttyS5 on kernels that
  * numbered the UARTs differently (bmcd tells them apart by ttyS3's device type). Each is opened once, non-exclusively,
  * and read into a 16 KiB ring, as bmcd does; a port that cannot be opened reads as empty and is retried on use.
  * A tty is read through node's tty stream (non-blocking); a plain file (fixture trees) through a file stream.

@@ -2,18 +2,18 @@ import type { TFirmwareSlots, TSlot, TStagedImage } from '@tpfleet/board-api';
 import { lastPromotion, promotionHistory } from '../promotion-log.js';
 import { parseKeyValues } from './parsers.js';
 import { nonNegative, type RootFs } from './root-fs.js';
-import type { Nextboot } from '../firmware-slots.js';
+import { type Nextboot, stagedImage } from '../firmware-slots.js';
 import { BoardError } from '../backend.js';
 import { CommandRunError, type CommandRunner, lastLine } from './runner.js';
 
 const UBI = '/sys/class/ubi/ubi0';
 const FW_TIMEOUT_MS = 5000;
 
-/** `fw_printenv -n nextboot` as the API reports it (facts §3.7); the slot drivers' contract owns the type. */
+/** `fw_printenv -n nextboot` as the API reports it; the slot drivers' contract owns the type. */
 export type { Nextboot };
 
 /**
- * `fw_printenv -n nextboot` (API facts §3.7): exit 0 with a value → staged; exit 0 empty → not staged; non-zero
+ * `fw_printenv -n nextboot`: exit 0 with a value → staged; exit 0 empty → not staged; non-zero
  * with `not defined` on stderr → not staged (u-boot-tools' wording; libubootenv prints nothing and exits 0); any
  * other failure, or no binary → null.
  */
@@ -36,7 +36,7 @@ export async function readNextboot(runner: CommandRunner, fwArgs: readonly strin
   }
 }
 
-/** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update, facts §7.7 step 9). */
+/** `fw_setenv nextboot <value>`; null deletes the variable (cancels a staged update). */
 export async function writeNextboot(
   runner: CommandRunner,
   fwArgs: readonly string[],
@@ -54,7 +54,7 @@ export async function writeNextboot(
   }
 }
 
-/** A/B slots of the UBI device (API facts §3.7, §7.8). */
+/** A/B slots of the UBI device. */
 export async function readFirmwareSlots(
   fs: RootFs,
   runner: CommandRunner,
@@ -120,16 +120,5 @@ export async function readFirmwareSlots(
 
 async function readStagedNote(fs: RootFs): Promise<TStagedImage | null> {
   const bytes = await fs.bytes('/mnt/overlay/staged-firmware');
-  if (!bytes || bytes.length === 0) {
-    return null;
-  }
-  const note = parseKeyValues(bytes.subarray(0, 4096).toString('utf8'));
-  const get = (key: string) => note.get(key)?.value ?? null;
-  return {
-    version: get('VERSION'),
-    sha256: get('SHA256'),
-    staged_at: get('STAGED_AT'),
-    source: get('SOURCE'),
-    file: get('FILE'),
-  };
+  return bytes ? stagedImage(bytes.subarray(0, 4096).toString('utf8')) : null;
 }

@@ -10,7 +10,7 @@ const CHRONY_DIR = '/mnt/overlay/chrony.d';
 const CHRONY_SOURCES = `${CHRONY_DIR}/bmcd.sources`;
 
 /**
- * The controller's clock and NTP servers (API facts §4 /ntp, hardware facts §1.13): RTCs from sysfs, synchronisation
+ * The controller's clock and NTP servers: RTCs from sysfs, synchronisation
  * from `chronyc tracking`, the servers in a chrony `sourcedir` file on the overlay, applied with `chronyc reload
  * sources`. Part of LinuxBoard, split out along the time seam.
  */

@@ -80,7 +80,7 @@ export function memory(nowMs: number, load1: number, seed: number): TMemory {
   };
 }
 
-/** Reference board UBI figures (facts §3.3). */
+/** Reference board UBI figures. */
 export function nand(): TNand {
   return {
     present: true,

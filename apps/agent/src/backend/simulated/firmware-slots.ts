@@ -64,7 +64,7 @@ export type GateFault = 'metrics' | null;
  * A/B slots of a simulated board, as files under its state directory: `firmware/ubi.json` (the UBI volumes and which
  * one is attached), `firmware/nextboot` (U-Boot's variable; absent = not defined) and, on `overlay/`, the staged note,
  * `postupdate.log` and `rollback-version`. `boot()` is what the board runs at a reboot: with `nextboot` armed it boots
- * the staged slot once and runs the promotion gate of facts §7.8, which promotes (ubirename) or rolls back (reboot
+ * the staged slot once and runs the promotion gate (S99postupdate), which promotes (ubirename) or rolls back (reboot
  * into `rootfs`). A fault makes the gate fail.
  */
 export class SimulatedSlots implements FirmwareSlotsDriver {

@@ -5,8 +5,8 @@ import { BoardError } from '../backend.js';
 
 /**
  * The simulated microSD card: a real directory standing in for `/mnt/sdcard`, with a simulated capacity. Listing
- * follows facts §7.1 word for word; the statuses of the confinement refusals are ours (the daemon's are unknown,
- * facts §10.1): outside 400, missing 404, not a directory 400, card not mounted 503.
+ * follows the daemon word for word; the statuses of the confinement refusals are ours (the daemon's are unknown):
+ * outside 400, missing 404, not a directory 400, card not mounted 503.
  */
 
 const MIB = 1024 * 1024;

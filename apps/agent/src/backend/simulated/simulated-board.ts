@@ -317,7 +317,7 @@ export class SimulatedBoard implements BoardBackend {
       if (!p || !info) {
         continue;
       }
-      // Only present, non-null fields overwrite (facts §9).
+      // Only present, non-null fields overwrite.
       if (p.name !== undefined && p.name !== null) {
         info.name = p.name;
       }

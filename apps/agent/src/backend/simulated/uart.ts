@@ -1,4 +1,4 @@
-/** bmcd keeps 16 KiB of each node's console (hardware facts §1.8). */
+/** bmcd keeps 16 KiB of each node's console. */
 export const UART_RING_BYTES = 16 * 1024;
 
 /**

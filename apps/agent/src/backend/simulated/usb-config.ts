@@ -7,7 +7,7 @@ export type BoardRevision = 'v2.4' | 'v2.5';
 export const HOST_UNSUPPORTED =
   'Failed to set USB mode: Selecting one of the nodes as USB Host role is not supported by the current hardware';
 
-/** (mode, route) → persisted configuration (facts §4 POST /usb). */
+/** (mode, route) → persisted configuration. */
 export function usbConfigFor(node: NodeId, mode: UsbModeName, route: UsbRouteName): UsbConfig {
   switch (mode) {
     case 'Device':
@@ -19,7 +19,7 @@ export function usbConfigFor(node: NodeId, mode: UsbModeName, route: UsbRouteNam
   }
 }
 
-/** Persisted configuration → reported (mode, route) (facts §3.10; the one mapping shared with the metrics). */
+/** Persisted configuration → reported (mode, route) (the one mapping shared with the metrics). */
 export function usbParts(config: UsbConfig): {
   node: NodeId;
   mode: UsbModeName;
@@ -46,7 +46,7 @@ export function usbState(config: UsbConfig, revision: BoardRevision): TUsbState 
   return { mode, route, node: `Node ${node}`, bus_type: busType(revision) };
 }
 
-/** v2.4 mux lines [SEL1, OE1, SEL2, OE2] per node (hardware facts §1.5), for the hardware log. */
+/** v2.4 mux lines [SEL1, OE1, SEL2, OE2] per node, for the hardware log. */
 export const V24_MUX_PATTERN: Record<NodeId, number> = {
   1: 0b1100,
   2: 0b1101,
