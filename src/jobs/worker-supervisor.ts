@@ -4,7 +4,8 @@ import { isConnectionLoss } from '../db/pg-client.js';
 import { ThrottledLog } from '../logging/throttled-log.js';
 
 const FIRST_RETRY_MS = 1000;
-const MAX_RETRY_MS = 30_000;
+/** Kept short: a probe is one cheap query, and workers should be back soon after the database is. */
+const MAX_RETRY_MS = 10_000;
 /** A probe gets this long to answer before the backend counts as still away. */
 const PROBE_TIMEOUT_MS = 5000;
 

@@ -110,7 +110,7 @@ describeOnServer('a PostgreSQL outage under a running fleet manager (queues in P
       'a poll of the board after the outage',
       () => api('GET', `/api/v1/boards/${id}`),
       (r) => r.body.state === 'online' && Date.parse(r.body.last_success_at) > back,
-      30_000,
+      45_000,
       250,
     );
     expect((await get(`${app.baseUrl}/healthz`)).status).toBe(200);
