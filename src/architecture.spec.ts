@@ -98,4 +98,21 @@ describe('src/ layering', () => {
     }
     expect([...new Set(violations)]).toEqual([]);
   });
+
+  it('services throw domain errors, not HTTP exceptions', () => {
+    // src/common/errors.ts holds the domain's refusals; ProblemFilter gives them their status. Only controllers,
+    // guards, pipes and the framework's refusals speak HTTP.
+    const violations = files
+      .filter(({ path }) => path.endsWith('.service.ts'))
+      .flatMap(({ path, text }) =>
+        [...text.matchAll(/^import \{([^}]*)\} from '([^']*)';$/gm)]
+          .filter(
+            ([, names, from]) =>
+              (from!.endsWith('/problem.js') && /\b(ProblemException|ValidationProblem)\b/.test(names!)) ||
+              (from === '@nestjs/common' && /\w+Exception\b/.test(names!)),
+          )
+          .map(([line]) => `${relative(SRC, path)}: ${line}`),
+      );
+    expect(violations).toEqual([]);
+  });
 });

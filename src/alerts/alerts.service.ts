@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, notFound } from '../common/errors.js';
 import { EventsBus } from '../events/events.bus.js';
 import type { Alert, AlertSeverity } from '../generated/prisma/client.js';
 import { alertLabels, openKey, severitiesFrom } from './alert-labels.js';
@@ -164,7 +164,7 @@ export class AlertsService {
   async get(id: string): Promise<TAlert> {
     const row = await this.repository.findById(id);
     if (!row) {
-      throw new NotFoundProblem('alert', id);
+      throw notFound('alert', id);
     }
     return toAlertDto(row);
   }
@@ -190,10 +190,10 @@ export class AlertsService {
   async acknowledge(id: string, actor: string, comment: string | null): Promise<TAlert> {
     const existing = await this.repository.findById(id);
     if (!existing) {
-      throw new NotFoundProblem('alert', id);
+      throw notFound('alert', id);
     }
     if (existing.status === 'resolved') {
-      throw new ProblemException(409, 'the alert is resolved; only open alerts are acknowledged', { alert_id: id });
+      throw new ConflictError('the alert is resolved; only open alerts are acknowledged', { alert_id: id });
     }
     const row = (await this.repository.acknowledge(id, actor, comment, new Date()))!;
     await this.timeline
@@ -213,7 +213,7 @@ export class AlertsService {
   async unacknowledge(id: string): Promise<TAlert> {
     const row = await this.repository.unacknowledge(id);
     if (!row) {
-      throw new NotFoundProblem('alert', id);
+      throw notFound('alert', id);
     }
     await this.silences.released(row);
     return toAlertDto(row);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, invalidField, UnprocessableError, notFound } from '../common/errors.js';
 import type { AlertReceiver } from '../generated/prisma/client.js';
 import type { TReceiver, TReceiverCreate, TReceiverUpdate } from './alerts.dto.js';
 import { NotifierService } from './notifier.service.js';
@@ -16,6 +17,7 @@ export class ReceiversService implements OnApplicationBootstrap {
     private readonly repository: NotifyRepository,
     private readonly secrets: SecretBoxService,
     private readonly notifier: NotifierService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   /** Startup pass, as for board credentials: signing secrets sealed with a previous SECRET_KEY are re-sealed. */
@@ -52,8 +54,9 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async create(input: TReceiverCreate): Promise<TReceiver> {
     const id = randomUUID();
+    this.checkUrl(input.url);
     if (input.type === 'alertmanager' && input.secret) {
-      throw new ProblemException(422, 'an Alertmanager receiver takes no signing secret');
+      throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
     }
     try {
       const created = await this.repository.createReceiver({
@@ -77,8 +80,11 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async update(id: string, input: TReceiverUpdate): Promise<TReceiver> {
     const current = await this.require(id);
+    if (input.url !== undefined) {
+      this.checkUrl(input.url);
+    }
     if ((input.type ?? current.type) === 'alertmanager' && input.secret) {
-      throw new ProblemException(422, 'an Alertmanager receiver takes no signing secret');
+      throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
     }
     try {
       const updated = await this.repository.updateReceiver(id, {
@@ -95,7 +101,7 @@ export class ReceiversService implements OnApplicationBootstrap {
           : {}),
       });
       if (!updated) {
-        throw new NotFoundProblem('receiver', id);
+        throw notFound('receiver', id);
       }
       return toReceiverDto(updated);
     } catch (err) {
@@ -105,7 +111,7 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async delete(id: string): Promise<void> {
     if (!(await this.repository.deleteReceiver(id))) {
-      throw new NotFoundProblem('receiver', id);
+      throw notFound('receiver', id);
     }
   }
 
@@ -132,17 +138,25 @@ export class ReceiversService implements OnApplicationBootstrap {
     };
   }
 
+  /** Where a receiver may point (src/common/outbound-policy.ts); 400 naming `url` otherwise. */
+  private checkUrl(url: string): void {
+    const refusal = this.outbound.urlRefusal(url, 'receiver');
+    if (refusal) {
+      throw invalidField('url', refusal);
+    }
+  }
+
   private async require(id: string): Promise<AlertReceiver> {
     const receiver = await this.repository.receiver(id);
     if (!receiver) {
-      throw new NotFoundProblem('receiver', id);
+      throw notFound('receiver', id);
     }
     return receiver;
   }
 }
 
 function translate(err: unknown): unknown {
-  return err instanceof ReceiverConflictError ? new ProblemException(409, err.message) : err;
+  return err instanceof ReceiverConflictError ? new ConflictError(err.message) : err;
 }
 
 function toReceiverDto(r: AlertReceiver): TReceiver {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, UnprocessableError, notFound } from '../common/errors.js';
 import type { AlertRule } from '../generated/prisma/client.js';
 import { THRESHOLD_KINDS, type TRule, type TRuleCreate, type TRuleKind, type TRuleUpdate } from './alerts.dto.js';
 import { DEFAULT_RULES } from './default-rules.js';
@@ -26,7 +26,7 @@ export class RulesService implements OnApplicationBootstrap {
   async get(id: string): Promise<TRule> {
     const rule = await this.repository.find(id);
     if (!rule) {
-      throw new NotFoundProblem('alert rule', id);
+      throw notFound('alert rule', id);
     }
     return toRuleDto(rule);
   }
@@ -42,19 +42,19 @@ export class RulesService implements OnApplicationBootstrap {
   async update(id: string, input: TRuleUpdate): Promise<TRule> {
     const current = await this.repository.find(id);
     if (!current) {
-      throw new NotFoundProblem('alert rule', id);
+      throw notFound('alert rule', id);
     }
     const merged = { ...toRuleDto(current), ...input };
     if (THRESHOLD_KINDS.includes(merged.kind) && merged.threshold === null && merged.threshold_from === null) {
-      throw new ProblemException(422, `a ${merged.kind} rule needs threshold or threshold_from`);
+      throw new UnprocessableError(`a ${merged.kind} rule needs threshold or threshold_from`);
     }
     if (merged.threshold_from !== null && merged.kind !== 'temperature') {
-      throw new ProblemException(422, 'only temperature rules derive thresholds from trip points');
+      throw new UnprocessableError('only temperature rules derive thresholds from trip points');
     }
     try {
       const updated = await this.repository.update(id, toData(input));
       if (!updated) {
-        throw new NotFoundProblem('alert rule', id);
+        throw notFound('alert rule', id);
       }
       return toRuleDto(updated);
     } catch (err) {
@@ -64,13 +64,13 @@ export class RulesService implements OnApplicationBootstrap {
 
   async delete(id: string): Promise<void> {
     if (!(await this.repository.delete(id))) {
-      throw new NotFoundProblem('alert rule', id);
+      throw notFound('alert rule', id);
     }
   }
 }
 
 function translate(err: unknown): unknown {
-  return err instanceof RuleConflictError ? new ProblemException(409, err.message) : err;
+  return err instanceof RuleConflictError ? new ConflictError(err.message) : err;
 }
 
 function toData(input: Partial<TRuleCreate>): Partial<RuleData> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, notFound } from '../common/errors.js';
 import type { AlertSilence } from '../generated/prisma/client.js';
 import type { TMatcher, TSilence, TSilenceCreate } from './alerts.dto.js';
 import { NotifyRepository } from './notify.repository.js';
@@ -19,7 +19,7 @@ export class SilencesService {
   async get(id: string): Promise<TSilence> {
     const silence = await this.repository.silence(id);
     if (!silence) {
-      throw new NotFoundProblem('silence', id);
+      throw notFound('silence', id);
     }
     return toSilenceDto(silence, new Date());
   }
@@ -40,9 +40,9 @@ export class SilencesService {
     const expired = await this.repository.expireSilence(id, new Date());
     if (!expired) {
       if (await this.repository.silence(id)) {
-        throw new ProblemException(409, 'the silence has already expired', { silence_id: id });
+        throw new ConflictError('the silence has already expired', { silence_id: id });
       }
-      throw new NotFoundProblem('silence', id);
+      throw notFound('silence', id);
     }
     return toSilenceDto(expired, new Date());
   }

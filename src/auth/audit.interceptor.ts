@@ -1,12 +1,7 @@
-import {
-  type CallHandler,
-  type ExecutionContext,
-  HttpException,
-  Injectable,
-  type NestInterceptor,
-} from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
+import { statusOf } from '../common/problem.js';
 import type { RequestContextData } from '../common/request-context.js';
 import type { RequestWithActor } from './auth.decorators.js';
 import { AuditService } from './audit.service.js';
@@ -55,7 +50,7 @@ export class AuditInterceptor implements NestInterceptor {
             return from(this.audit.finish(entry, { outcome: 'ok', status, detail: detail() }).then(() => value));
           }),
           catchError((err: unknown) => {
-            const status = err instanceof HttpException ? err.getStatus() : 500;
+            const status = statusOf(err);
             const message = err instanceof Error ? err.message : String(err);
             return from(this.audit.finish(entry, { outcome: `refused: ${message}`, status, detail: detail() })).pipe(
               mergeMap(() => throwError(() => err)),

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ProblemException } from '../common/problem.js';
+import { UnavailableError } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
 import { type AuditRecord, AuditRepository, type AuditRow } from './audit.repository.js';
 import type { Actor } from './roles.js';
@@ -56,14 +56,9 @@ export function auditDetail(detail: Record<string, unknown>): Record<string, unk
 }
 
 /** The audit log could not be written, so the action was not carried out (the audit fails closed). */
-export class AuditUnavailableProblem extends ProblemException {
+export class AuditUnavailableError extends UnavailableError {
   constructor() {
-    super(
-      503,
-      'the audit log could not be written, so the action was not carried out; try again shortly',
-      {},
-      undefined,
-    );
+    super('the audit log could not be written, so the action was not carried out; try again shortly');
   }
 }
 
@@ -74,7 +69,7 @@ export class AuditService {
   constructor(private readonly repository: AuditRepository) {}
 
   /**
-   * Writes the entry of an action about to run; the caller must not run it if this throws (AuditUnavailableProblem):
+   * Writes the entry of an action about to run; the caller must not run it if this throws (AuditUnavailableError):
    * an action nobody can trace afterwards is refused. `finish` fills in the outcome.
    */
   async begin(input: Omit<AuditInput, 'outcome' | 'status' | 'detail'>): Promise<bigint> {
@@ -85,7 +80,7 @@ export class AuditService {
       this.logger.error(
         `audit unavailable, refusing ${record.action} ${record.target} by ${record.actor}: ${String(err)}`,
       );
-      throw new AuditUnavailableProblem();
+      throw new AuditUnavailableError();
     }
   }
 

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { ConfigService } from '../config/config.service.js';
-import { NotFoundProblem } from '../common/problem.js';
+import { notFound } from '../common/errors.js';
 import { EventsBus } from '../events/events.bus.js';
 import type { Actor, Role } from './roles.js';
 import { type TokenRow, TokensRepository } from './tokens.repository.js';
@@ -116,7 +116,7 @@ export class TokensService implements OnApplicationBootstrap, OnModuleInit, OnMo
   async revoke(id: string): Promise<TokenRow> {
     const row = await this.repository.revoke(id, new Date());
     if (!row) {
-      throw new NotFoundProblem('token', id);
+      throw notFound('token', id);
     }
     this.cache.clear();
     // Every process closes the event streams opened with this token (and forgets it from its cache).

@@ -10,7 +10,7 @@ import {
   type Dialect,
 } from '@tpfleet/board-api/client';
 import type { Agent } from 'undici';
-import { ProblemException } from '../common/problem.js';
+import { ConflictError, UnavailableError } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
 import { ConfigService } from '../config/config.service.js';
 import type { Board } from '../generated/prisma/client.js';
@@ -44,24 +44,26 @@ export type ClientTarget = Pick<
  * No call to this board now: it refused these credentials (a login would count towards a ban) or banned this
  * address (another request extends the ban). 409 until an admin updates the credentials; 503 until the ban ends.
  */
-export class BoardCallWithheldProblem extends ProblemException {
-  constructor(board: Pick<ClientTarget, 'id' | 'name' | 'state' | 'bannedUntil'>, refusedHere: boolean) {
-    const banned = board.state === 'banned' && !refusedHere;
-    const retryAfter =
-      banned && board.bannedUntil ? Math.max(1, Math.ceil((board.bannedUntil.getTime() - Date.now()) / 1000)) : null;
-    super(
-      banned ? 503 : 409,
-      banned
-        ? `board ${board.name} banned the fleet manager's address${retryAfter !== null ? ` for ${retryAfter} s more` : ''}; nothing is sent to it until the ban ends`
-        : `board ${board.name} refused its stored credentials; nothing is sent to it (each login counts towards a ban) until an admin updates them (PATCH /api/v1/boards/${board.id} with credentials)`,
-      {
-        board_id: board.id,
-        board_state: board.state,
-        ...(retryAfter !== null ? { retry_after_seconds: retryAfter } : {}),
-      },
-    );
-  }
+export function boardCallWithheld(
+  board: Pick<ClientTarget, 'id' | 'name' | 'state' | 'bannedUntil'>,
+  refusedHere: boolean,
+): BoardCallWithheld {
+  const banned = board.state === 'banned' && !refusedHere;
+  const retryAfter =
+    banned && board.bannedUntil ? Math.max(1, Math.ceil((board.bannedUntil.getTime() - Date.now()) / 1000)) : null;
+  return new (banned ? UnavailableError : ConflictError)(
+    banned
+      ? `board ${board.name} banned the fleet manager's address${retryAfter !== null ? ` for ${retryAfter} s more` : ''}; nothing is sent to it until the ban ends`
+      : `board ${board.name} refused its stored credentials; nothing is sent to it (each login counts towards a ban) until an admin updates them (PATCH /api/v1/boards/${board.id} with credentials)`,
+    {
+      board_id: board.id,
+      board_state: board.state,
+      ...(retryAfter !== null ? { retry_after_seconds: retryAfter } : {}),
+    },
+  );
 }
+
+export type BoardCallWithheld = ConflictError | UnavailableError;
 
 interface Cached {
   key: string;
@@ -142,21 +144,21 @@ export class BoardClientsService implements BeforeApplicationShutdown {
    */
   withheld(
     target: Pick<ClientTarget, 'id' | 'name' | 'state' | 'bannedUntil' | 'credentialVersion'>,
-  ): BoardCallWithheldProblem | null {
+  ): BoardCallWithheld | null {
     if (this.isRefused(target)) {
-      return new BoardCallWithheldProblem(target, true);
+      return boardCallWithheld(target, true);
     }
     if (target.state === 'credentials_invalid') {
-      return new BoardCallWithheldProblem(target, false);
+      return boardCallWithheld(target, false);
     }
     // A ban whose end has passed lets the next poll find out whether it is over.
     if (target.state === 'banned' && target.bannedUntil !== null && target.bannedUntil.getTime() > Date.now()) {
-      return new BoardCallWithheldProblem(target, false);
+      return boardCallWithheld(target, false);
     }
     return null;
   }
 
-  /** The board's client; throws BoardCallWithheldProblem for a board that must not be called now (`withheld`). */
+  /** The board's client; throws the `boardCallWithheld` refusal for a board that must not be called now (`withheld`). */
   client(target: ClientTarget): BoardClient {
     const withheld = this.withheld(target);
     if (withheld) {

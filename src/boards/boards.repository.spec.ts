@@ -1,5 +1,5 @@
 import { parseLabelSelector } from '../common/label-selector.js';
-import type { ProblemException } from '../common/problem.js';
+import type { DomainError } from '../common/errors.js';
 import { selectorSql } from './boards.repository.js';
 import { expandRange } from './boards.service.js';
 
@@ -27,7 +27,7 @@ describe('scan ranges', () => {
       try {
         fn();
       } catch (err) {
-        return (err as ProblemException).problem.detail;
+        return (err as DomainError).detail;
       }
       return 'no refusal';
     };

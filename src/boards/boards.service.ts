@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import type { BoardCredentials, DetectedBoard } from '@tpfleet/board-api/client';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { decodeCursor, encodeCursor, type Page } from '../common/pagination.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, InvalidInputError, invalidField, notFound } from '../common/errors.js';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { ConfigService } from '../config/config.service.js';
 import type { Board } from '../generated/prisma/client.js';
 import { JobsService } from '../jobs/jobs.service.js';
@@ -52,6 +53,7 @@ export class BoardsService implements OnApplicationBootstrap {
     private readonly secrets: SecretBoxService,
     @Inject(BOARD_POLLER) private readonly poller: BoardPoller,
     private readonly jobs: JobsService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   /** Startup passes: base URLs in their one spelling; credentials still sealed with a previous SECRET_KEY re-sealed. */
@@ -107,7 +109,7 @@ export class BoardsService implements OnApplicationBootstrap {
   async get(id: string) {
     const board = await this.boards.findById(id);
     if (!board) {
-      throw new NotFoundProblem('board', id);
+      throw notFound('board', id);
     }
     return toBoardDetailDto(board, this.usernameOf(board));
   }
@@ -115,7 +117,7 @@ export class BoardsService implements OnApplicationBootstrap {
   async require(id: string): Promise<Board> {
     const board = await this.boards.findById(id);
     if (!board) {
-      throw new NotFoundProblem('board', id);
+      throw notFound('board', id);
     }
     return board;
   }
@@ -166,7 +168,7 @@ export class BoardsService implements OnApplicationBootstrap {
     const urls = new Set<string>();
     for (const [i, b] of inputs.entries()) {
       if (names.has(b.name) || urls.has(b.base_url)) {
-        throw new ProblemException(409, `boards[${i}] repeats the name or base URL of an earlier entry`, {
+        throw new ConflictError(`boards[${i}] repeats the name or base URL of an earlier entry`, {
           index: i,
         });
       }
@@ -222,7 +224,7 @@ export class BoardsService implements OnApplicationBootstrap {
       return created;
     } catch (err) {
       if (err instanceof BoardConflictError) {
-        throw new ProblemException(409, err.message, { fields: err.fields });
+        throw new ConflictError(err.message, { fields: err.fields });
       }
       throw err;
     }
@@ -231,15 +233,14 @@ export class BoardsService implements OnApplicationBootstrap {
   async update(id: string, input: TBoardUpdate) {
     const board = await this.require(id);
     if (board.decommissionedAt) {
-      throw new ProblemException(409, `board ${board.name} is decommissioned; only delete is possible`, {
+      throw new ConflictError(`board ${board.name} is decommissioned; only delete is possible`, {
         board_id: id,
       });
     }
     const newOrigin = input.base_url !== undefined && originOf(input.base_url) !== originOf(board.baseUrl);
     if (newOrigin && board.credentialSealed && input.credentials === undefined && input.keep_credentials !== true) {
       // The stored password (or token) would go to whoever answers at the new address.
-      throw new ProblemException(
-        409,
+      throw new ConflictError(
         `base_url moves board ${board.name} from ${originOf(board.baseUrl)} to ${originOf(input.base_url!)}: ` +
           'give its credentials again (credentials), or send the stored ones there with keep_credentials: true',
         { board_id: id, from: originOf(board.baseUrl), to: originOf(input.base_url!) },
@@ -287,7 +288,7 @@ export class BoardsService implements OnApplicationBootstrap {
       await this.boards.update(id, patch);
     } catch (err) {
       if (err instanceof BoardConflictError) {
-        throw new ProblemException(409, err.message, { fields: err.fields });
+        throw new ConflictError(err.message, { fields: err.fields });
       }
       throw err;
     }
@@ -324,7 +325,7 @@ export class BoardsService implements OnApplicationBootstrap {
   async pollNow(id: string) {
     const board = await this.require(id);
     if (board.decommissionedAt) {
-      throw new ProblemException(409, `board ${board.name} is decommissioned`, { board_id: id });
+      throw new ConflictError(`board ${board.name} is decommissioned`, { board_id: id });
     }
     await this.boards.update(id, { aboutDue: true });
     // A board whose login was refused is not asked again (bans): the poll skips it until credentials change.
@@ -337,16 +338,12 @@ export class BoardsService implements OnApplicationBootstrap {
   async trustCertificate(id: string) {
     const board = await this.require(id);
     if (board.decommissionedAt) {
-      throw new ProblemException(409, `board ${board.name} is decommissioned`, { board_id: id });
+      throw new ConflictError(`board ${board.name} is decommissioned`, { board_id: id });
     }
     if (!board.baseUrl.startsWith('https:')) {
-      throw new ProblemException(
-        409,
-        `board ${board.name} is reached over plain HTTP: there is no certificate to trust`,
-        {
-          board_id: id,
-        },
-      );
+      throw new ConflictError(`board ${board.name} is reached over plain HTTP: there is no certificate to trust`, {
+        board_id: id,
+      });
     }
     await this.boards.update(id, { tlsFingerprint: null });
     this.clients.unpin(board.baseUrl);
@@ -408,6 +405,15 @@ export class BoardsService implements OnApplicationBootstrap {
   /** Probes an explicit address range and registers what answers as a board. */
   async scan(input: TBoardScan) {
     const addresses = expandRange(input.from, input.to ?? input.from);
+    for (const address of addresses) {
+      const refusal = this.outbound.addressRefusal(address, 'scan');
+      if (refusal) {
+        // Named by the field that holds the address, or by `from` with the range when it lies inside.
+        throw address === input.from || address === input.to
+          ? invalidField(address === input.from ? 'from' : 'to', refusal)
+          : invalidField('from', `the range ${input.from}–${input.to} includes ${refusal}`);
+      }
+    }
     const candidates: string[] = [];
     for (const address of addresses) {
       for (const port of input.ports) {
@@ -417,8 +423,7 @@ export class BoardsService implements OnApplicationBootstrap {
       }
     }
     if (candidates.length > MAX_SCAN_CANDIDATES) {
-      throw new ProblemException(
-        400,
+      throw new InvalidInputError(
         `the scan covers ${candidates.length} address/port/path combinations; at most ${MAX_SCAN_CANDIDATES} are allowed`,
       );
     }
@@ -503,18 +508,15 @@ export function expandRange(from: string, to: string): string[] {
   const a = ipToInt(from);
   const b = ipToInt(to);
   if (b < a) {
-    throw new ProblemException(400, `the range ${from}–${to} runs backwards`);
+    throw new InvalidInputError(`the range ${from}–${to} runs backwards`);
   }
   if (b - a + 1 > MAX_SCAN_CANDIDATES) {
-    throw new ProblemException(
-      400,
-      `the range ${from}–${to} holds ${b - a + 1} addresses; at most ${MAX_SCAN_CANDIDATES}`,
-    );
+    throw new InvalidInputError(`the range ${from}–${to} holds ${b - a + 1} addresses; at most ${MAX_SCAN_CANDIDATES}`);
   }
   for (const n of [a, b]) {
     const first = n >>> 24;
     if (first === 0 || first >= 224) {
-      throw new ProblemException(400, `${intToIp(n)} is not a host address that can be scanned`);
+      throw new InvalidInputError(`${intToIp(n)} is not a host address that can be scanned`);
     }
   }
   return Array.from({ length: b - a + 1 }, (_, i) => intToIp(a + i));

@@ -4,7 +4,7 @@ import { BoardClientError, capabilities, errorReason, type BoardClient } from '@
 import { AuditService } from '../auth/audit.service.js';
 import type { Actor } from '../auth/roles.js';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { BoardFailedError, ConflictError, InvalidInputError, notFound } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
 import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
@@ -13,7 +13,7 @@ import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { BoardsRepository } from './boards.repository.js';
-import type { NodeActionName, TBulkNodeAction, TNodeAction } from './node-actions.dto.js';
+import { MAX_BULK_BOARDS, type NodeActionName, type TBulkNodeAction, type TNodeAction } from './node-actions.dto.js';
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
@@ -27,9 +27,6 @@ export const ACTION_OPERATION: Record<NodeActionName, OperationId> = {
   usb_mode: 'postUsb',
   usb_boot: 'postUsbBoot',
 };
-
-/** Bulk actions touch at most this many boards (one job each). */
-const MAX_BULK_BOARDS = 10_000;
 
 /**
  * Why the API must not send this action to this board, or null. Nothing is sent when there is a reason: a board
@@ -99,14 +96,14 @@ export class NodeActionsService {
   async readPower(boardId: string) {
     const board = await this.boards.findById(boardId);
     if (!board) {
-      throw new NotFoundProblem('board', boardId);
+      throw notFound('board', boardId);
     }
     let power: Record<string, string> | undefined;
     try {
       [power] = await this.clients.client(board).call('getPower', {}, { timeoutMs: ACTION_TIMEOUT_MS });
     } catch (err) {
       if (err instanceof BoardClientError) {
-        throw new ProblemException(502, `board ${board.name} did not answer: ${err.message}`, {
+        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
           board_id: board.id,
           reason: errorReason(err),
         });
@@ -121,7 +118,7 @@ export class NodeActionsService {
   async readUsb(boardId: string) {
     const board = await this.boards.findById(boardId);
     if (!board) {
-      throw new NotFoundProblem('board', boardId);
+      throw notFound('board', boardId);
     }
     try {
       const [usb] = await this.clients.client(board).call('getUsb', {}, { timeoutMs: ACTION_TIMEOUT_MS });
@@ -134,7 +131,7 @@ export class NodeActionsService {
       };
     } catch (err) {
       if (err instanceof BoardClientError) {
-        throw new ProblemException(502, `board ${board.name} did not answer: ${err.message}`, {
+        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
           board_id: board.id,
           reason: errorReason(err),
         });
@@ -147,11 +144,11 @@ export class NodeActionsService {
   async runOne(boardId: string, node: number, input: TNodeAction) {
     const board = await this.boards.findById(boardId);
     if (!board) {
-      throw new NotFoundProblem('board', boardId);
+      throw notFound('board', boardId);
     }
     const refusal = refusalReason(board, input.action);
     if (refusal) {
-      throw new ProblemException(409, refusal, {
+      throw new ConflictError(refusal, {
         board_id: board.id,
         dialect: board.dialect,
         version: board.daemonVersion,
@@ -168,7 +165,7 @@ export class NodeActionsService {
         error: err instanceof Error ? err.message : String(err),
       });
       if (err instanceof BoardClientError) {
-        throw new ProblemException(502, `board ${board.name} did not do it: ${err.message}`, {
+        throw new BoardFailedError(`board ${board.name} did not do it: ${err.message}`, {
           board_id: board.id,
           reason,
         });
@@ -186,9 +183,12 @@ export class NodeActionsService {
   /** Plans (dry run) or starts a bulk action: one job per board that may receive it. */
   async runBulk(input: TBulkNodeAction, actor: Actor) {
     const requirements = parseLabelSelector(input.selector);
-    const boards = await this.boards.findMatching({ selector: requirements }, MAX_BULK_BOARDS + 1);
+    const boards = await this.boards.findMatching(
+      { selector: requirements, ids: input.board_ids, states: input.states, q: input.q },
+      MAX_BULK_BOARDS + 1,
+    );
     if (boards.length > MAX_BULK_BOARDS) {
-      throw new ProblemException(400, `the selector matches more than ${MAX_BULK_BOARDS} boards; narrow it`);
+      throw new InvalidInputError(`the selector matches more than ${MAX_BULK_BOARDS} boards; narrow it`);
     }
     const nodes = [...new Set(input.nodes)].sort();
     const plan = boards.map((b) => {
@@ -254,7 +254,7 @@ export class NodeActionsService {
   async get(id: string) {
     const action = await this.repository.find(id);
     if (!action) {
-      throw new NotFoundProblem('node action', id);
+      throw notFound('node action', id);
     }
     const boards = action.results.map((r) => ({
       board_id: r.boardId,

@@ -6,7 +6,7 @@ import type { Actor } from '../auth/roles.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { BoardsRepository } from './boards.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, notFound } from '../common/errors.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
 import { RequestContext } from '../common/request-context.js';
 import type { Board } from '../generated/prisma/client.js';
@@ -67,11 +67,11 @@ export class NodeImagesService {
   async start(boardId: string, node: number, input: TNodeImageRequest, actor: Actor): Promise<TNodeImage> {
     const board = await this.boards.findById(boardId);
     if (!board) {
-      throw new NotFoundProblem('board', boardId);
+      throw notFound('board', boardId);
     }
     const refusal = imageRefusal(board);
     if (refusal) {
-      throw new ProblemException(409, refusal, { board_id: board.id, dialect: board.dialect });
+      throw new ConflictError(refusal, { board_id: board.id, dialect: board.dialect });
     }
     const params: NodeImageParams = {
       node,
@@ -99,7 +99,7 @@ export class NodeImagesService {
     const action = await this.repository.find(id);
     const row = action?.results[0];
     if (!action || !row) {
-      throw new NotFoundProblem('node image job', id);
+      throw notFound('node image job', id);
     }
     const params = action.params as unknown as NodeImageParams;
     const progress = (row.result ?? {}) as Partial<NodeImageProgress>;

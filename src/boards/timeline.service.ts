@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { AuditService } from '../auth/audit.service.js';
-import { ProblemException } from '../common/problem.js';
+import { InvalidInputError } from '../common/errors.js';
 import { TimelineRepository } from './timeline.repository.js';
 
 export interface TimelineEntry {
@@ -99,5 +99,5 @@ function decode(cursor: string | undefined): { e?: string; a?: string } {
   } catch {
     // refused below
   }
-  throw new ProblemException(400, 'the cursor is not one this API issued; start again without `cursor`');
+  throw new InvalidInputError('the cursor is not one this API issued; start again without `cursor`');
 }

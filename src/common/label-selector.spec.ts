@@ -1,5 +1,6 @@
 import { matchesLabels, parseLabelSelector } from './label-selector.js';
-import { ProblemException } from './problem.js';
+import { InvalidInputError } from './errors.js';
+import { problemOf } from './problem.js';
 
 describe('label selectors', () => {
   const board = { rack: 'r1', role: 'worker', gpu: 'yes' };
@@ -26,9 +27,9 @@ describe('label selectors', () => {
         parseLabelSelector(selector);
         throw new Error('accepted');
       } catch (err) {
-        expect(err).toBeInstanceOf(ProblemException);
-        expect((err as ProblemException).problem.status).toBe(400);
-        expect((err as ProblemException).problem.detail).toMatch(/label selector term/);
+        expect(err).toBeInstanceOf(InvalidInputError);
+        expect(problemOf(err as InvalidInputError).status).toBe(400);
+        expect((err as InvalidInputError).detail).toMatch(/label selector term/);
       }
     },
   );

@@ -1,4 +1,4 @@
-import { ProblemException } from './problem.js';
+import { InvalidInputError } from './errors.js';
 
 /** Labels are flat string maps, e.g. `{ rack: 'r1', role: 'worker' }`. */
 export type Labels = Record<string, string>;
@@ -26,7 +26,7 @@ export function parseLabelSelector(selector: string | undefined): LabelRequireme
   return selector.split(',').map((raw) => {
     const term = raw.trim();
     const fail = (why: string): never => {
-      throw new ProblemException(400, `label selector term "${term}" ${why}`, { selector });
+      throw new InvalidInputError(`label selector term "${term}" ${why}`, { selector });
     };
     let requirement: LabelRequirement;
     const neq = term.indexOf('!=');

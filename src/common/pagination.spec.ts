@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor, toPage } from './pagination.js';
-import { ProblemException } from './problem.js';
+import { InvalidInputError } from './errors.js';
 
 describe('cursor pagination', () => {
   it('round-trips a position and builds a next cursor only when a further row exists', () => {
@@ -13,7 +13,7 @@ describe('cursor pagination', () => {
 
   it('refuses a cursor it did not issue with a 400', () => {
     for (const bad of ['not-base64!!', Buffer.from('{"x":1}').toString('base64url'), 'e30']) {
-      expect(() => decodeCursor(bad)).toThrow(ProblemException);
+      expect(() => decodeCursor(bad)).toThrow(InvalidInputError);
     }
   });
 });

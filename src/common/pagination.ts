@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProblemException } from './problem.js';
+import { InvalidInputError } from './errors.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
@@ -38,7 +38,7 @@ export function decodeCursor(cursor: string | undefined): CursorPosition | undef
   } catch {
     // fall through to the refusal
   }
-  throw new ProblemException(400, 'the cursor is not one this API issued; start again without `cursor`');
+  throw new InvalidInputError('the cursor is not one this API issued; start again without `cursor`');
 }
 
 /** Builds a page from `limit + 1` fetched rows: the extra row only proves there is a next page. */

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { type ProblemBody, ProblemException, reasonPhrase } from './problem.js';
+import { DomainError } from './errors.js';
+import { type ProblemBody, ProblemException, problemOf, reasonPhrase } from './problem.js';
 
 interface FastifyLikeError {
   statusCode?: number;
@@ -10,7 +11,8 @@ interface FastifyLikeError {
 }
 
 /**
- * Renders every error as application/problem+json. A client's mistake is a 4xx with a detail that says what to
+ * Renders every error as application/problem+json: a domain error (src/common/errors.ts) with its status, a
+ * ProblemException as built, any other HttpException or Fastify refusal by its status. A client's mistake is a 4xx with a detail that says what to
  * change; anything unexpected is a 500 whose body carries only an `error_id` that the log line also carries.
  */
 @Catch()
@@ -30,6 +32,9 @@ export class ProblemFilter implements ExceptionFilter {
   }
 
   private toProblem(exception: unknown, request: FastifyRequest): ProblemBody {
+    if (exception instanceof DomainError) {
+      return problemOf(exception);
+    }
     if (exception instanceof ProblemException) {
       return exception.problem;
     }

@@ -1,5 +1,16 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
+import {
+  BoardFailedError,
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidInputError,
+  NotFoundError,
+  TooLargeError,
+  UnavailableError,
+  UnprocessableError,
+} from './errors.js';
 
 /** One field-level validation failure, as listed in a problem's `errors`. */
 export interface FieldIssue {
@@ -21,30 +32,62 @@ export function reasonPhrase(status: number): string {
   return STATUS_CODES[status] ?? 'Error';
 }
 
+/** The body of a refusal. Extensions never replace the standard members: one named `status` once turned a 409 into a 500. */
+function problemBody(
+  status: number,
+  detail: string,
+  extensions: Record<string, unknown>,
+  title = reasonPhrase(status),
+): ProblemBody {
+  return { ...extensions, type: 'about:blank', title, status, detail };
+}
+
+/** Each domain error's HTTP status: the one place the domain's refusals meet HTTP. */
+const STATUS_OF_ERROR = new Map<abstract new (...args: never[]) => DomainError, number>([
+  [InvalidInputError, 400],
+  [ForbiddenError, 403],
+  [NotFoundError, 404],
+  [ConflictError, 409],
+  [TooLargeError, 413],
+  [UnprocessableError, 422],
+  [BoardFailedError, 502],
+  [UnavailableError, 503],
+]);
+
+function statusOfDomainError(err: DomainError): number {
+  for (const [kind, status] of STATUS_OF_ERROR) {
+    if (err instanceof kind) {
+      return status;
+    }
+  }
+  return 500;
+}
+
+/** A domain error as problem+json. */
+export function problemOf(err: DomainError): ProblemBody {
+  return problemBody(statusOfDomainError(err), err.detail, err.extensions);
+}
+
+/** The status an error thrown by a handler is answered with (the audit log records it). */
+export function statusOf(err: unknown): number {
+  if (err instanceof DomainError) {
+    return statusOfDomainError(err);
+  }
+  return err instanceof HttpException ? err.getStatus() : 500;
+}
+
 /**
- * A refusal with a useful `detail`. Services throw it (or a subclass); the global filter renders it as
- * application/problem+json. Extensions (e.g. `board_id`, `version`) are merged into the body.
+ * A refusal made by the HTTP layer (a guard, a pipe, a controller, the framework's own refusals), with a useful
+ * `detail`; the global filter renders it as application/problem+json. Services throw domain errors
+ * (src/common/errors.ts) instead. Extensions (e.g. `board_id`) are merged into the body.
  */
 export class ProblemException extends HttpException {
   readonly problem: ProblemBody;
 
   constructor(status: number, detail: string, extensions: Record<string, unknown> = {}, title?: string) {
-    // Extensions never replace the standard members: an extension named `status` once turned a 409 into a 500.
-    const problem: ProblemBody = {
-      ...extensions,
-      type: 'about:blank',
-      title: title ?? reasonPhrase(status),
-      status,
-      detail,
-    };
+    const problem = problemBody(status, detail, extensions, title);
     super(problem, status);
     this.problem = problem;
-  }
-}
-
-export class NotFoundProblem extends ProblemException {
-  constructor(what: string, id: string) {
-    super(404, `no ${what} with id ${id}`);
   }
 }
 

@@ -1,6 +1,13 @@
 import type { OperationId } from '@tpfleet/board-api';
 import { capabilities, type Dialect } from '@tpfleet/board-api/client';
+import { ConflictError, UnprocessableError } from '../common/errors.js';
 import type { Board } from '../generated/prisma/client.js';
+
+/** Why a configuration may not go to a board: the kind of refusal and its detail. */
+export interface ConfigRefusal {
+  kind: typeof ConflictError | typeof UnprocessableError;
+  detail: string;
+}
 
 /** Config formats a board can import. Every daemon with POST /config reads format 1 only. */
 export function readableFormats(board: Pick<Board, 'dialect' | 'daemonVersion'>): number[] {
@@ -16,22 +23,22 @@ export function offers(board: Pick<Board, 'dialect' | 'daemonVersion'>, op: Oper
 }
 
 /** Why nothing may be imported into this board, or null (checked before anything is sent). */
-export function importRefusal(board: Board): { status: number; detail: string } | null {
+export function importRefusal(board: Board): ConfigRefusal | null {
   if (board.decommissionedAt) {
-    return { status: 409, detail: `board ${board.name} is decommissioned` };
+    return { kind: ConflictError, detail: `board ${board.name} is decommissioned` };
   }
   if (board.state === 'credentials_invalid') {
-    return { status: 409, detail: `board ${board.name} refused its credentials; update them first` };
+    return { kind: ConflictError, detail: `board ${board.name} refused its credentials; update them first` };
   }
   if (board.state === 'banned') {
     return {
-      status: 409,
+      kind: ConflictError,
       detail: `board ${board.name} is banning this manager after failed logins; wait for the ban to lapse`,
     };
   }
   if (!offers(board, 'postConfig')) {
     return {
-      status: 409,
+      kind: ConflictError,
       detail: `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? '(unknown version)'}, which cannot import a configuration (no POST /config)`,
     };
   }
@@ -39,11 +46,11 @@ export function importRefusal(board: Board): { status: number; detail: string } 
 }
 
 /** Why this version cannot go to this board because of its format, or null. */
-export function formatRefusal(board: Board, formatVersion: number): { status: number; detail: string } | null {
+export function formatRefusal(board: Board, formatVersion: number): ConfigRefusal | null {
   const readable = readableFormats(board);
   if (!readable.includes(formatVersion)) {
     return {
-      status: 422,
+      kind: UnprocessableError,
       detail:
         `the version is config format ${formatVersion}, and board ${board.name} (${board.dialect ?? 'unknown'} ${board.daemonVersion ?? ''}) reads format ${readable.join(', ') || 'none'}; nothing was sent`.replace(
           ' )',

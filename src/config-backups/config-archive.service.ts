@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { ProblemException } from '../common/problem.js';
+import { InvalidInputError, TooLargeError } from '../common/errors.js';
 import type { Board } from '../generated/prisma/client.js';
 import { ConfigBackupsRepository, type VersionRow } from './config-backups.repository.js';
 import { contentHash } from './config-document.js';
@@ -54,7 +54,7 @@ export class ConfigArchiveService {
       MAX_BOARDS + 1,
     );
     if (boards.length > MAX_BOARDS) {
-      throw new ProblemException(400, `the selector matches more than ${MAX_BOARDS} boards; narrow it`);
+      throw new InvalidInputError(`the selector matches more than ${MAX_BOARDS} boards; narrow it`);
     }
     const byId = new Map(boards.map((b) => [b.id, b]));
     const ids = [...byId.keys()].sort();
@@ -81,15 +81,14 @@ export class ConfigArchiveService {
     const raw = text.split('\n').map((l) => l.trim());
     const numbered = raw.map((l, i) => ({ line: i + 1, text: l })).filter((l) => l.text !== '');
     if (numbered.length === 0) {
-      throw new ProblemException(400, 'the archive is empty');
+      throw new InvalidInputError('the archive is empty');
     }
     if (numbered.length > MAX_LINES) {
-      throw new ProblemException(413, `the archive has ${numbered.length} lines; import at most ${MAX_LINES} at once`);
+      throw new TooLargeError(`the archive has ${numbered.length} lines; import at most ${MAX_LINES} at once`);
     }
     const header = parseLine(numbered[0]!.text);
     if (!ZHeaderSchema.safeParse(header).success) {
-      throw new ProblemException(
-        400,
+      throw new InvalidInputError(
         `line 1 is not a ${ARCHIVE_KIND} header of format ${ARCHIVE_FORMAT}; export an archive from GET /api/v1/config-backups/export`,
       );
     }

@@ -6,7 +6,15 @@ import { BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { decodeCursor, toPage } from '../common/pagination.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import {
+  BoardFailedError,
+  ConflictError,
+  ForbiddenError,
+  InvalidInputError,
+  NotFoundError,
+  UnprocessableError,
+  notFound,
+} from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
 import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
@@ -48,7 +56,7 @@ export class ConfigBackupsService {
   async requireBoard(id: string): Promise<Board> {
     const board = await this.boards.findById(id);
     if (!board) {
-      throw new NotFoundProblem('board', id);
+      throw notFound('board', id);
     }
     return board;
   }
@@ -59,22 +67,17 @@ export class ConfigBackupsService {
   async backupNow(boardId: string) {
     const board = await this.requireBoard(boardId);
     if (board.decommissionedAt) {
-      throw new ProblemException(409, `board ${board.name} is decommissioned; its stored versions stay readable`, {
+      throw new ConflictError(`board ${board.name} is decommissioned; its stored versions stay readable`, {
         board_id: board.id,
       });
     }
     if (board.state === 'credentials_invalid' || board.state === 'banned') {
-      throw new ProblemException(
-        409,
-        `board ${board.name} is ${board.state}; it is not asked anything until that clears`,
-        {
-          board_id: board.id,
-        },
-      );
+      throw new ConflictError(`board ${board.name} is ${board.state}; it is not asked anything until that clears`, {
+        board_id: board.id,
+      });
     }
     if (!offers(board, 'getConfig')) {
-      throw new ProblemException(
-        409,
+      throw new ConflictError(
         `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? ''}, which has no GET /config`,
         {
           board_id: board.id,
@@ -90,7 +93,7 @@ export class ConfigBackupsService {
   async backupSelector(selector: string) {
     const boards = await this.boards.findMatching({ selector: parseLabelSelector(selector) }, MAX_SELECTOR_BOARDS + 1);
     if (boards.length > MAX_SELECTOR_BOARDS) {
-      throw new ProblemException(400, `the selector matches more than ${MAX_SELECTOR_BOARDS} boards; narrow it`);
+      throw new InvalidInputError(`the selector matches more than ${MAX_SELECTOR_BOARDS} boards; narrow it`);
     }
     const runnable = boards.filter((b) => offers(b, 'getConfig'));
     const tag = RequestContext.requestId() ?? String(Date.now());
@@ -111,7 +114,7 @@ export class ConfigBackupsService {
     const after = decodeCursor(cursor);
     const beforeSeq = after ? Number(after.sort) : undefined;
     if (beforeSeq !== undefined && !Number.isInteger(beforeSeq)) {
-      throw new ProblemException(400, 'the cursor is not one this API issued; start again without `cursor`');
+      throw new InvalidInputError('the cursor is not one this API issued; start again without `cursor`');
     }
     const rows = await this.repository.listVersions(boardId, beforeSeq, limit + 1);
     const page = toPage(rows, limit, (v) => ({ sort: v.seq, id: v.id }));
@@ -125,7 +128,7 @@ export class ConfigBackupsService {
   async versionById(id: string) {
     const v = await this.repository.findVersion(id);
     if (!v) {
-      throw new NotFoundProblem('config version', id);
+      throw notFound('config version', id);
     }
     return toVersionDto(v, true);
   }
@@ -134,7 +137,7 @@ export class ConfigBackupsService {
     await this.requireBoard(boardId);
     const v = await this.repository.findVersionBySeq(boardId, seq);
     if (!v) {
-      throw new ProblemException(404, `board ${boardId} has no config version ${seq} (it may have been pruned)`);
+      throw new NotFoundError(`board ${boardId} has no config version ${seq} (it may have been pruned)`);
     }
     return v;
   }
@@ -165,8 +168,7 @@ export class ConfigBackupsService {
   /** The board's config now (GET /config); a board that cannot answer is a 502 naming why. */
   async live(board: Board): Promise<Record<string, unknown>> {
     if (!offers(board, 'getConfig')) {
-      throw new ProblemException(
-        409,
+      throw new ConflictError(
         `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? ''}, which has no GET /config`,
       );
     }
@@ -174,7 +176,7 @@ export class ConfigBackupsService {
       return (await this.clients.client(board).getConfig()) as Record<string, unknown>;
     } catch (err) {
       if (err instanceof BoardClientError) {
-        throw new ProblemException(502, `board ${board.name} did not answer GET /config: ${err.message}`, {
+        throw new BoardFailedError(`board ${board.name} did not answer GET /config: ${err.message}`, {
           board_id: board.id,
           reason: errorReason(err),
         });
@@ -230,7 +232,7 @@ export class ConfigBackupsService {
     }
     if (input.template_id !== undefined) {
       if (input.template_id !== null && !(await this.repository.findTemplate(input.template_id))) {
-        throw new ProblemException(422, `no config template with id ${input.template_id}`);
+        throw new UnprocessableError(`no config template with id ${input.template_id}`);
       }
       patch.templateId = input.template_id;
       patch.driftStatus = input.template_id ? 'unknown' : 'unbound';
@@ -243,7 +245,7 @@ export class ConfigBackupsService {
       const state = await this.repository.findState(boardId);
       const bound = input.template_id !== undefined ? input.template_id !== null : !!state?.templateId;
       if (input.auto_reapply && !bound) {
-        throw new ProblemException(409, `board ${board.name} is not bound to a template; bind it first (template_id)`);
+        throw new ConflictError(`board ${board.name} is not bound to a template; bind it first (template_id)`);
       }
       patch.autoReapply = input.auto_reapply;
     }
@@ -286,11 +288,11 @@ export class ConfigBackupsService {
     const target = await this.requireBoard(targetId);
     const version = await this.repository.findVersion(input.version_id);
     if (!version) {
-      throw new ProblemException(404, `no config version with id ${input.version_id}`);
+      throw new NotFoundError(`no config version with id ${input.version_id}`);
     }
     const refusal = importRefusal(target) ?? formatRefusal(target, version.formatVersion);
     if (refusal) {
-      throw new ProblemException(refusal.status, refusal.detail, {
+      throw new refusal.kind(refusal.detail, {
         board_id: target.id,
         version_id: version.id,
         format_version: version.formatVersion,
@@ -305,8 +307,7 @@ export class ConfigBackupsService {
         ...(version.boardId !== target.id ? [`the version belongs to board ${version.boardName}`] : []),
       ];
       if (reasons.length) {
-        throw new ProblemException(
-          403,
+        throw new ForbiddenError(
           `only an admin may make this restore: ${reasons.join(' and ')}. An operator may restore this board's own ` +
             'versions with fields that leave out firmware_sources (e.g. "fields": ["hostname", "ntp_servers", "nodes"])',
           { board_id: target.id, version_id: version.id },
@@ -338,7 +339,7 @@ export class ConfigBackupsService {
   async restore(id: string) {
     const row = await this.repository.findRestore(id);
     if (!row) {
-      throw new NotFoundProblem('config restore', id);
+      throw notFound('config restore', id);
     }
     return toRestoreDto(row);
   }

@@ -5,7 +5,7 @@ import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, InvalidInputError, UnprocessableError, notFound } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
 import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
@@ -109,7 +109,7 @@ export class ConfigTemplatesService {
   private async require(id: string): Promise<TemplateRow> {
     const t = await this.repository.findTemplate(id);
     if (!t) {
-      throw new NotFoundProblem('config template', id);
+      throw notFound('config template', id);
     }
     return t;
   }
@@ -119,7 +119,7 @@ export class ConfigTemplatesService {
       return await fn();
     } catch (err) {
       if (err instanceof TemplateNameTakenError) {
-        throw new ProblemException(409, err.message);
+        throw new ConflictError(err.message);
       }
       throw err;
     }
@@ -134,13 +134,13 @@ export class ConfigTemplatesService {
       MAX_PUSH_BOARDS + 1,
     );
     if (boards.length > MAX_PUSH_BOARDS) {
-      throw new ProblemException(400, `the selector matches more than ${MAX_PUSH_BOARDS} boards; narrow it`);
+      throw new InvalidInputError(`the selector matches more than ${MAX_PUSH_BOARDS} boards; narrow it`);
     }
     if (boards.length === 0) {
-      throw new ProblemException(422, `the selector "${input.selector}" matches no board`);
+      throw new UnprocessableError(`the selector "${input.selector}" matches no board`);
     }
     if (input.auto_reapply && !input.bind) {
-      throw new ProblemException(400, 'auto_reapply needs bind: true (only bound boards are checked for drift)');
+      throw new InvalidInputError('auto_reapply needs bind: true (only bound boards are checked for drift)');
     }
     if (input.dry_run) {
       return this.dryRun(template, boards);
@@ -231,10 +231,10 @@ export class ConfigTemplatesService {
   async cancelPush(id: string) {
     const push = await this.repository.findPush(id);
     if (!push) {
-      throw new NotFoundProblem('config push', id);
+      throw notFound('config push', id);
     }
     if (!(await this.repository.cancelPush(id)) && push.status !== 'cancelled') {
-      throw new ProblemException(409, `config push ${id} is already ${push.status}: nothing to cancel`, {
+      throw new ConflictError(`config push ${id} is already ${push.status}: nothing to cancel`, {
         push_id: id,
         push_status: push.status,
       });
@@ -245,7 +245,7 @@ export class ConfigTemplatesService {
   async getPush(id: string) {
     const push = await this.repository.findPush(id);
     if (!push) {
-      throw new NotFoundProblem('config push', id);
+      throw notFound('config push', id);
     }
     const summary: Record<string, number> = {};
     for (const r of push.results) {

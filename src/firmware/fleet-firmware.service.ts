@@ -7,7 +7,7 @@ import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, InvalidInputError, NotFoundError, notFound } from '../common/errors.js';
 import type { Board } from '../generated/prisma/client.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
@@ -49,7 +49,7 @@ export class FleetFirmwareService {
   private async selectBoards(selector: string): Promise<Board[]> {
     const boards = await this.boards.findMatching({ selector: parseLabelSelector(selector) }, MAX_ROLLOUT_BOARDS + 1);
     if (boards.length > MAX_ROLLOUT_BOARDS) {
-      throw new ProblemException(400, `the selector matches more than ${MAX_ROLLOUT_BOARDS} boards; narrow it`);
+      throw new InvalidInputError(`the selector matches more than ${MAX_ROLLOUT_BOARDS} boards; narrow it`);
     }
     return boards;
   }
@@ -131,7 +131,7 @@ export class FleetFirmwareService {
   async sourcesDocument() {
     const row = await this.sources.findDocument();
     if (!row) {
-      throw new ProblemException(404, 'no fleet sources document yet; PUT one first');
+      throw new NotFoundError('no fleet sources document yet; PUT one first');
     }
     return {
       ...(row.document as object),
@@ -150,7 +150,7 @@ export class FleetFirmwareService {
   async pushSources(input: TPushSources, actor: Actor) {
     const row = await this.sources.findDocument();
     if (!row) {
-      throw new ProblemException(409, 'no fleet sources document to push; PUT /api/v1/firmware/sources first');
+      throw new ConflictError('no fleet sources document to push; PUT /api/v1/firmware/sources first');
     }
     // Boards whose daemon cannot take the sources are listed as skipped with the reason and never get a job.
     const selected = (await this.selectBoards(input.selector)).map((b) => ({
@@ -188,7 +188,7 @@ export class FleetFirmwareService {
   async push(id: string) {
     const push = await this.sources.findPush(id);
     if (!push) {
-      throw new NotFoundProblem('sources push', id);
+      throw notFound('sources push', id);
     }
     const summary = push.results.reduce<Record<string, number>>(
       (acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }),
@@ -250,18 +250,18 @@ export class FleetFirmwareService {
   async installOne(boardId: string, input: TInstallRequest, actor: Actor) {
     const board = await this.boards.findById(boardId);
     if (!board) {
-      throw new NotFoundProblem('board', boardId);
+      throw notFound('board', boardId);
     }
     if (board.decommissionedAt) {
-      throw new ProblemException(409, `board ${board.name} is decommissioned`, { board_id: boardId });
+      throw new ConflictError(`board ${board.name} is decommissioned`, { board_id: boardId });
     }
     const unsupported = unsupportedReason(board, FIRMWARE_INSTALL_OPERATIONS, 'install firmware');
     if (unsupported) {
-      throw new ProblemException(409, unsupported, { board_id: boardId });
+      throw new ConflictError(unsupported, { board_id: boardId });
     }
     const open = await this.installs.findOpenForBoard(boardId);
     if (open) {
-      throw new ProblemException(409, `board ${board.name} already has an install in progress`, {
+      throw new ConflictError(`board ${board.name} already has an install in progress`, {
         board_id: boardId,
         install_id: open.id,
         rollout_id: open.rolloutId,
@@ -290,7 +290,7 @@ export class FleetFirmwareService {
   async install(id: string) {
     const row = await this.installs.find(id);
     if (!row) {
-      throw new NotFoundProblem('firmware install', id);
+      throw notFound('firmware install', id);
     }
     return { ...installView(row), rollout_id: row.rolloutId, activate: row.activate, slots: row.slots };
   }

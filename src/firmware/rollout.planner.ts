@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { ProblemException } from '../common/problem.js';
+import { InvalidInputError } from '../common/errors.js';
 import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import type { Board } from '../generated/prisma/client.js';
@@ -71,10 +71,10 @@ export class RolloutPlanner {
       matched = matched.filter((b) => b.rack !== null && racks.has(b.rack));
     }
     if (matched.length > MAX_ROLLOUT_BOARDS) {
-      throw new ProblemException(400, `the selector matches more than ${MAX_ROLLOUT_BOARDS} boards; narrow it`);
+      throw new InvalidInputError(`the selector matches more than ${MAX_ROLLOUT_BOARDS} boards; narrow it`);
     }
     if (matched.length === 0) {
-      throw new ProblemException(400, 'the selector matches no board');
+      throw new InvalidInputError('the selector matches no board');
     }
     const [busy, promoted] = await Promise.all([
       this.installs.busyBoards(matched.map((b) => b.id)),

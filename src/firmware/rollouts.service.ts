@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../auth/roles.js';
-import { NotFoundProblem, ProblemException } from '../common/problem.js';
+import { ConflictError, notFound } from '../common/errors.js';
 import { decodeCursor, encodeCursor } from '../common/pagination.js';
 import type { FirmwareInstall } from '../generated/prisma/client.js';
 import { type RolloutAction, type TRolloutCreate, type TRolloutListQuery, ZPolicySchema } from './firmware.dto.js';
@@ -114,7 +114,7 @@ export class RolloutsService {
   async get(id: string) {
     const rollout = await this.rollouts.find(id);
     if (!rollout) {
-      throw new NotFoundProblem('rollout', id);
+      throw notFound('rollout', id);
     }
     const [installs, stats] = await Promise.all([this.rollouts.installs(id), this.rollouts.waveStatsOf(id)]);
     const waves = [...stats.values()]
@@ -164,7 +164,7 @@ export class RolloutsService {
             return this.conflict(r, action);
           }
           if (r.wavePhase === 'awaiting_approval') {
-            return new ProblemException(409, 'the rollout waits for approval of the next wave: POST …/approve', {
+            return new ConflictError('the rollout waits for approval of the next wave: POST …/approve', {
               rollout_status: r.status,
             });
           }
@@ -192,7 +192,7 @@ export class RolloutsService {
           }
           const { count } = await lock.retryFailed(RETRYABLE_STATUSES);
           if (count === 0) {
-            return new ProblemException(409, 'no failed, rolled back, stuck or blocked board to retry', {
+            return new ConflictError('no failed, rolled back, stuck or blocked board to retry', {
               rollout_status: r.status,
             });
           }
@@ -214,7 +214,7 @@ export class RolloutsService {
       }
     });
     if (outcome === null) {
-      throw new NotFoundProblem('rollout', id);
+      throw notFound('rollout', id);
     }
     if (outcome !== 'ok') {
       throw outcome;
@@ -226,13 +226,13 @@ export class RolloutsService {
   private async require(id: string): Promise<RolloutRow> {
     const rollout = await this.rollouts.find(id);
     if (!rollout) {
-      throw new NotFoundProblem('rollout', id);
+      throw notFound('rollout', id);
     }
     return rollout;
   }
 
-  private conflict(r: RolloutRow, action: string, detail?: string): ProblemException {
-    return new ProblemException(409, detail ?? `cannot ${action} a rollout that is ${r.status}`, {
+  private conflict(r: RolloutRow, action: string, detail?: string): ConflictError {
+    return new ConflictError(detail ?? `cannot ${action} a rollout that is ${r.status}`, {
       rollout_status: r.status,
     });
   }
