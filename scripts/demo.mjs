@@ -127,6 +127,8 @@ async function main() {
     HOST: process.env.HOST || '127.0.0.1',
     PORT: String(port),
     LOG_FORMAT: process.env.LOG_FORMAT || 'pretty', // a terminal: readable lines (JSON is the default elsewhere)
+    // The demo's rack (and any receiver tried next to it) is on this machine: let scans and receivers reach loopback.
+    OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS || '127.0.0.0/8,::1/128',
   };
   log(
     embedded

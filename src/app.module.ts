@@ -6,7 +6,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './clock/clock.module.js';
 import { ConfigBackupsModule } from './config-backups/config-backups.module.js';
 import { ConfigModule, type AppConfig } from './config/config.service.js';
-import { ConsoleModule } from './console/console.module.js';
+import { ConsoleModule, servesConsole } from './console/console.module.js';
 import { EventsModule } from './events/events.module.js';
 import { FirmwareModule } from './firmware/firmware.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -54,13 +54,15 @@ class PortsModule {}
     ConfigBackupsModule,
     AlertsModule,
     OverviewModule,
-    ConsoleModule,
     PollingModule,
     PortsModule,
   ],
 })
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [ConfigModule.forRoot(config)] };
+    return {
+      module: AppModule,
+      imports: [ConfigModule.forRoot(config), ...(servesConsole(config.role) ? [ConsoleModule] : [])],
+    };
   }
 }

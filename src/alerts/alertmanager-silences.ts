@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { readBodyCapped } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Alert, AlertReceiver } from '../generated/prisma/client.js';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { NotifyRepository } from './notify.repository.js';
 
 const TIMEOUT_MS = 10_000;
@@ -30,7 +31,10 @@ function commentPrefix(alertId: string): string {
 export class AlertmanagerSilences {
   private readonly logger = new Logger(AlertmanagerSilences.name);
 
-  constructor(private readonly receivers: NotifyRepository) {}
+  constructor(
+    private readonly receivers: NotifyRepository,
+    private readonly outbound: OutboundPolicy,
+  ) {}
 
   async acknowledged(alert: Alert, actor: string, comment: string | null): Promise<void> {
     const now = Date.now();
@@ -66,15 +70,25 @@ export class AlertmanagerSilences {
     const managers = (await this.receivers.enabledReceivers()).filter((r: AlertReceiver) => r.type === 'alertmanager');
     await Promise.all(
       managers.map((r) =>
-        fn(alertmanagerBase(r.url)).catch((err: unknown) =>
-          this.logger.warn(`silence mirror on ${r.name}: ${err instanceof Error ? err.message : String(err)}`),
-        ),
+        this.checked(r.url)
+          .then(() => fn(alertmanagerBase(r.url)))
+          .catch((err: unknown) =>
+            this.logger.warn(`silence mirror on ${r.name}: ${err instanceof Error ? err.message : String(err)}`),
+          ),
       ),
     );
   }
 
+  private async checked(url: string): Promise<void> {
+    const refusal = this.outbound.urlRefusal(url, 'receiver');
+    if (refusal) {
+      throw new Error(`not sent: ${refusal}`);
+    }
+  }
+
   private async call(method: 'GET' | 'POST' | 'DELETE', url: string, body?: string): Promise<string> {
     const res = await request(url, {
+      dispatcher: this.outbound.dispatcher('receiver'),
       method,
       body,
       headers: body ? { 'content-type': 'application/json' } : {},

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BoardsModule } from '../boards/boards.module.js';
+import { OutboundPolicyModule } from '../common/outbound-policy.js';
 import { SecretBoxModule } from '../common/secret-box.module.js';
 import {
   AlertRulesController,
@@ -28,7 +29,7 @@ import { SilencesService } from './silences.service.js';
  * The SSE stream it publishes to is EventsModule (global).
  */
 @Module({
-  imports: [BoardsModule, SecretBoxModule],
+  imports: [BoardsModule, SecretBoxModule, OutboundPolicyModule],
   controllers: [AlertsController, AlertRulesController, SilencesController, ReceiversController],
   providers: [
     AlertmanagerSilences,

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
 import type { Alert, AlertReceiver } from '../generated/prisma/client.js';
 import type { JobContext, JobPayload } from '../jobs/job-definition.js';
@@ -60,6 +61,7 @@ export class NotifierService {
     private readonly alerts: AlertsRepository,
     private readonly jobs: JobsService,
     private readonly secrets: SecretBoxService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   /** Called on every firing/resolved/severity change: marks the alert's group due on each receiver that wants it. */
@@ -210,8 +212,19 @@ export class NotifierService {
     receiver: AlertReceiver,
     group: { groupKey: string; groupLabels: Record<string, string>; alerts: Alert[]; test?: boolean },
   ): Promise<SendResult> {
+    // Checked at every send too: a receiver stored before the policy, or before OUTBOUND_ALLOWED_NETWORKS changed.
+    const refusal = this.outbound.urlRefusal(receiver.url, 'receiver');
+    if (refusal) {
+      return { ok: false, status: null, error: `not sent: ${refusal}` };
+    }
+    const dispatcher = this.outbound.dispatcher('receiver');
     if (receiver.type === 'alertmanager') {
-      return post(alertmanagerUrl(receiver.url), alertmanagerBody(group.alerts, receiver.repeatIntervalSeconds), {});
+      return post(
+        alertmanagerUrl(receiver.url),
+        alertmanagerBody(group.alerts, receiver.repeatIntervalSeconds),
+        {},
+        dispatcher,
+      );
     }
     const deliveryId = randomUUID();
     const body = webhookBody({ receiver: receiver.name, ...group }, deliveryId);
@@ -225,6 +238,6 @@ export class NotifierService {
         return { ok: false, status: null, error: 'the signing secret cannot be opened (key rotated away?)' };
       }
     }
-    return post(receiver.url, body, headers);
+    return post(receiver.url, body, headers, dispatcher);
   }
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
-import { ConflictError, UnprocessableError, notFound } from '../common/errors.js';
+import { ConflictError, invalidField, UnprocessableError, notFound } from '../common/errors.js';
 import type { AlertReceiver } from '../generated/prisma/client.js';
 import type { TReceiver, TReceiverCreate, TReceiverUpdate } from './alerts.dto.js';
 import { NotifierService } from './notifier.service.js';
@@ -16,6 +17,7 @@ export class ReceiversService implements OnApplicationBootstrap {
     private readonly repository: NotifyRepository,
     private readonly secrets: SecretBoxService,
     private readonly notifier: NotifierService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   /** Startup pass, as for board credentials: signing secrets sealed with a previous SECRET_KEY are re-sealed. */
@@ -52,6 +54,7 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async create(input: TReceiverCreate): Promise<TReceiver> {
     const id = randomUUID();
+    this.checkUrl(input.url);
     if (input.type === 'alertmanager' && input.secret) {
       throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
     }
@@ -77,6 +80,9 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async update(id: string, input: TReceiverUpdate): Promise<TReceiver> {
     const current = await this.require(id);
+    if (input.url !== undefined) {
+      this.checkUrl(input.url);
+    }
     if ((input.type ?? current.type) === 'alertmanager' && input.secret) {
       throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
     }
@@ -130,6 +136,14 @@ export class ReceiversService implements OnApplicationBootstrap {
         test: d.test,
       })),
     };
+  }
+
+  /** Where a receiver may point (src/common/outbound-policy.ts); 400 naming `url` otherwise. */
+  private checkUrl(url: string): void {
+    const refusal = this.outbound.urlRefusal(url, 'receiver');
+    if (refusal) {
+      throw invalidField('url', refusal);
+    }
   }
 
   private async require(id: string): Promise<AlertReceiver> {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { BodyTooLargeError, readBodyCapped } from '@tpfleet/board-api/client';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import type { Alert } from '../generated/prisma/client.js';
 
 /**
@@ -98,9 +98,16 @@ export function alertmanagerBody(alerts: Alert[], repeatIntervalSeconds: number,
  */
 export const RECEIVER_REPLY_LIMIT_BYTES = 64 * 1024;
 
-export async function post(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+/** `dispatcher`: the outbound policy's (src/common/outbound-policy.ts), which checks where names resolve to. */
+export async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  dispatcher?: Dispatcher,
+): Promise<SendResult> {
   try {
     const res = await request(url, {
+      dispatcher,
       method: 'POST',
       body,
       headers: { 'content-type': 'application/json', ...headers },

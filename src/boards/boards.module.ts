@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OutboundPolicyModule } from '../common/outbound-policy.js';
 import { SecretBoxModule } from '../common/secret-box.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { BoardClientsService } from './board-clients.service.js';
@@ -21,7 +22,7 @@ import { TimelineService } from './timeline.service.js';
  * ("poll these boards now") is the BOARD_POLLER port (./board-poller.port.ts), bound in src/app.module.ts.
  */
 @Module({
-  imports: [SecretBoxModule, MetricsModule],
+  imports: [SecretBoxModule, MetricsModule, OutboundPolicyModule],
   controllers: [BoardsController, NodeActionsController, NodeImagesController],
   providers: [
     BoardsRepository,

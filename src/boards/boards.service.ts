@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import type { BoardCredentials, DetectedBoard } from '@tpfleet/board-api/client';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { decodeCursor, encodeCursor, type Page } from '../common/pagination.js';
-import { ConflictError, InvalidInputError, notFound } from '../common/errors.js';
+import { ConflictError, InvalidInputError, invalidField, notFound } from '../common/errors.js';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { ConfigService } from '../config/config.service.js';
 import type { Board } from '../generated/prisma/client.js';
 import { JobsService } from '../jobs/jobs.service.js';
@@ -52,6 +53,7 @@ export class BoardsService implements OnApplicationBootstrap {
     private readonly secrets: SecretBoxService,
     @Inject(BOARD_POLLER) private readonly poller: BoardPoller,
     private readonly jobs: JobsService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   /** Startup passes: base URLs in their one spelling; credentials still sealed with a previous SECRET_KEY re-sealed. */
@@ -403,6 +405,15 @@ export class BoardsService implements OnApplicationBootstrap {
   /** Probes an explicit address range and registers what answers as a board. */
   async scan(input: TBoardScan) {
     const addresses = expandRange(input.from, input.to ?? input.from);
+    for (const address of addresses) {
+      const refusal = this.outbound.addressRefusal(address, 'scan');
+      if (refusal) {
+        // Named by the field that holds the address, or by `from` with the range when it lies inside.
+        throw address === input.from || address === input.to
+          ? invalidField(address === input.from ? 'from' : 'to', refusal)
+          : invalidField('from', `the range ${input.from}–${input.to} includes ${refusal}`);
+      }
+    }
     const candidates: string[] = [];
     for (const address of addresses) {
       for (const port of input.ports) {

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { BOARD_STATES } from './boards.dto.js';
+
+/** Bulk actions touch at most this many boards (one job each). */
+export const MAX_BULK_BOARDS = 10_000;
 
 export const NODE_ACTIONS = ['power_on', 'power_off', 'reset', 'usb_mode', 'usb_boot'] as const;
 export type NodeActionName = (typeof NODE_ACTIONS)[number];
@@ -35,6 +39,20 @@ export const ZBulkNodeActionSchema = z
     selector: z.string().max(1024).describe('Label selector of the boards, e.g. rack=r1,role!=spare ("" = all)'),
     nodes: z.array(ZNodeSchema).min(1).max(4).describe('Nodes on each board'),
     dry_run: z.boolean().default(false).describe('List the boards and nodes it would touch, send nothing'),
+    // The console's bulk selection: boards ticked one by one, or "all matching" the boards page's other filters.
+    board_ids: z
+      .array(z.uuid({ error: 'expected a board id (uuid)' }))
+      .min(1)
+      .max(MAX_BULK_BOARDS)
+      .optional()
+      .describe('Only these boards (of those the other filters match)'),
+    states: z
+      .array(z.enum(BOARD_STATES))
+      .min(1)
+      .max(BOARD_STATES.length)
+      .optional()
+      .describe('Only boards in these states'),
+    q: z.string().max(128).optional().describe('Free text over name, base URL, rack, notes, serial (as GET /boards)'),
   })
   .superRefine(requireUsb)
   .meta({ id: 'BulkNodeAction' });

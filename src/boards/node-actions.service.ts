@@ -13,7 +13,7 @@ import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { BoardsRepository } from './boards.repository.js';
-import type { NodeActionName, TBulkNodeAction, TNodeAction } from './node-actions.dto.js';
+import { MAX_BULK_BOARDS, type NodeActionName, type TBulkNodeAction, type TNodeAction } from './node-actions.dto.js';
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
@@ -27,9 +27,6 @@ export const ACTION_OPERATION: Record<NodeActionName, OperationId> = {
   usb_mode: 'postUsb',
   usb_boot: 'postUsbBoot',
 };
-
-/** Bulk actions touch at most this many boards (one job each). */
-const MAX_BULK_BOARDS = 10_000;
 
 /**
  * Why the API must not send this action to this board, or null. Nothing is sent when there is a reason: a board
@@ -186,7 +183,10 @@ export class NodeActionsService {
   /** Plans (dry run) or starts a bulk action: one job per board that may receive it. */
   async runBulk(input: TBulkNodeAction, actor: Actor) {
     const requirements = parseLabelSelector(input.selector);
-    const boards = await this.boards.findMatching({ selector: requirements }, MAX_BULK_BOARDS + 1);
+    const boards = await this.boards.findMatching(
+      { selector: requirements, ids: input.board_ids, states: input.states, q: input.q },
+      MAX_BULK_BOARDS + 1,
+    );
     if (boards.length > MAX_BULK_BOARDS) {
       throw new InvalidInputError(`the selector matches more than ${MAX_BULK_BOARDS} boards; narrow it`);
     }

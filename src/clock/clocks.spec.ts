@@ -67,4 +67,23 @@ describe('clocks: one role rule', () => {
       await app.close();
     }
   });
+
+  it('a stop waits for the ticks already running, configured and tracked ones (they still use the queues)', async () => {
+    const app = await boot('all');
+    const clocks = app.get(Clocks);
+    const finished: string[] = [];
+    let started = 0;
+    const slowTick = (name: string) => async () => {
+      started += 1;
+      await new Promise((r) => setTimeout(r, 300));
+      finished.push(name);
+    };
+    clocks.every('configured', 5, slowTick('configured'));
+    void clocks.track(slowTick('tracked'));
+    while (started < 2) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await app.close();
+    expect(finished).toEqual(expect.arrayContaining(['configured', 'tracked']));
+  });
 });

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { ConfigService, type Role } from '../config/config.service.js';
 import { runsWorkers } from '../queue/queue.options.js';
@@ -13,6 +14,12 @@ export function runsClocks(role: Role): boolean {
 }
 
 /**
+ * How long a stop waits for the ticks already running: a tick is a claim and an enqueue (milliseconds), and the whole
+ * stop must end within 10 s (src/jobs/queue-settings.ts gives running jobs 4 s of that).
+ */
+export const CLOCK_DRAIN_MS = 3000;
+
+/**
  * Clocks whose period is only known at boot (from the configuration), registered in @nestjs/schedule's
  * SchedulerRegistry under a name, so they are listed, replaced and stopped like the decorated ones.
  */
@@ -20,6 +27,8 @@ export function runsClocks(role: Role): boolean {
 export class Clocks implements OnModuleDestroy {
   private readonly logger = new Logger(Clocks.name);
   private readonly enabled: boolean;
+  /** Ticks running now (settled promises): a stop waits for them before the queues and the database close. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly registry: SchedulerRegistry,
@@ -38,12 +47,28 @@ export class Clocks implements OnModuleDestroy {
     }
     this.stop(name);
     const handle = setInterval(() => {
-      tick().catch((err: unknown) =>
+      this.track(tick).catch((err: unknown) =>
         this.logger.error(`clock ${name}: ${err instanceof Error ? err.message : String(err)}`),
       );
     }, ms);
     handle.unref();
     this.registry.addInterval(name, handle);
+  }
+
+  /**
+   * Runs one tick so that a stop waits for it. Clocks.every() ticks are tracked already; an `@Interval` method wraps
+   * its work in it. Without this a tick running at SIGTERM met the queues and the pool closing under it and logged
+   * an ERROR (`polling tick failed: Connection is closed.`).
+   */
+  track<T>(tick: () => Promise<T>): Promise<T> {
+    const run = tick();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(settled);
+    void settled.then(() => this.running.delete(settled));
+    return run;
   }
 
   stop(name: string): void {
@@ -53,15 +78,24 @@ export class Clocks implements OnModuleDestroy {
   }
 
   /**
-   * Stops every clock, decorated ones included, before the other modules close their queues and connections
-   * (@nestjs/schedule itself would only stop them in beforeApplicationShutdown, after those are gone).
+   * Stops every clock, decorated ones included, and waits (at most CLOCK_DRAIN_MS) for the ticks already running.
+   * The queues and the database pool close after every module's onModuleDestroy (in onApplicationShutdown, see
+   * src/jobs/jobs.service.ts and src/prisma/prisma.service.ts), so a tick finishes against open connections.
+   * (@nestjs/schedule itself would only stop the clocks in beforeApplicationShutdown.)
    */
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     for (const name of this.registry.getIntervals()) {
       this.registry.deleteInterval(name);
     }
     for (const name of this.registry.getCronJobs().keys()) {
       this.registry.deleteCronJob(name);
+    }
+    if (this.running.size === 0) {
+      return;
+    }
+    const drained = Promise.all(this.running).then(() => 'drained' as const);
+    if ((await Promise.race([drained, sleep(CLOCK_DRAIN_MS, 'timeout' as const, { ref: false })])) === 'timeout') {
+      this.logger.warn(`stopping: ${this.running.size} clock ticks still running after ${CLOCK_DRAIN_MS} ms`);
     }
   }
 }

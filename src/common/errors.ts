@@ -39,3 +39,7 @@ export class BoardFailedError extends DomainError {}
 
 /** Not now (a board's ban, the audit log down): 503; try again later. */
 export class UnavailableError extends DomainError {}
+
+/** One field of the request is refused: 400 naming it, in the shape of a schema refusal (`errors`). */
+export const invalidField = (path: string, message: string) =>
+  new InvalidInputError(`the request is not valid: ${path}: ${message}`, { errors: [{ path, message }] });

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
+import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { configBackupJob } from './config-backups.jobs.js';
 import { ConfigBackupsRepository } from './config-backups.repository.js';
@@ -24,11 +25,12 @@ export class ConfigBackupsScheduler {
   constructor(
     private readonly repository: ConfigBackupsRepository,
     private readonly jobs: JobsService,
+    private readonly clocks: Clocks,
   ) {}
 
   @Interval('config-backups', TICK_MS)
   async onClock(): Promise<void> {
-    await this.tick();
+    await this.clocks.track(() => this.tick());
   }
 
   /** One round at `now` (tests pass a later time to make a day pass); returns the boards enqueued. */

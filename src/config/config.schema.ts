@@ -1,5 +1,6 @@
 // The one description of every setting the fleet manager reads from its environment. README's configuration table
 // is generated from these descriptions (`node scripts/config-table.mjs`) and a test keeps the two in step.
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const bool = (def: string) =>
@@ -61,6 +62,14 @@ export function decodeKey(s: string): Buffer | null {
   return null;
 }
 
+/** The entries of a comma-separated network list that are neither a CIDR nor an address. */
+function badNetworks(list: string): string[] {
+  return list
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '' && !ipaddr.isValidCIDR(n) && !ipaddr.isValid(n));
+}
+
 export const envSchema = z.object({
   DATABASE_URL: pgUrl.describe(
     'PostgreSQL connection URL. Unset: an embedded PostgreSQL (PGlite) in PGLITE_DIR, for first runs and demos.',
@@ -116,6 +125,20 @@ export const envSchema = z.object({
       error: 'expected a comma-separated list of 32-byte keys, base64 or hex',
     })
     .describe('Comma-separated previous SECRET_KEYs, still accepted for decryption during a key rotation.'),
+  OUTBOUND_ALLOWED_NETWORKS: z
+    .string()
+    .optional()
+    .refine((s) => s === undefined || badNetworks(s).length === 0, {
+      error: (issue) =>
+        `not a network: ${badNetworks(String(issue.input)).join(', ')}; expected comma-separated CIDRs or addresses, ` +
+        'e.g. 127.0.0.0/8,::1/128',
+    })
+    .describe(
+      'Comma-separated networks (CIDR, e.g. `127.0.0.0/8,::1/128,169.254.10.0/24`) that alert receivers and board ' +
+        'scans may reach although they are refused by default: loopback, link-local (169.254.0.0/16, fe80::/10) and ' +
+        'cloud metadata addresses (169.254.169.254, fd00:ec2::254). Unset: none (`npm run demo` allows loopback). ' +
+        'Board URLs registered by an admin are not restricted; see docs/security.md.',
+    ),
   POLL_INTERVAL_SECONDS: int(15, 1, 86400).describe('How often each reachable board is polled.'),
   POLL_SLOW_INTERVAL_SECONDS: int(3600, 1, 604800).describe(
     'How often /firmware/check and /firmware/slots are read, and how often an unreachable board is retried at most.',

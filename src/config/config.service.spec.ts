@@ -57,6 +57,17 @@ describe('configuration', () => {
     expect(c.security.previousKeys).toEqual([HEX_BYTES, B64_BYTES]);
   });
 
+  it('reads the outbound allow-list (none by default) and refuses an entry that is not a network', () => {
+    expect(parseConfig(required).outbound.allowedNetworks).toEqual([]);
+    expect(
+      parseConfig({ ...required, OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8, ::1/128,10.0.0.7' }).outbound.allowedNetworks,
+    ).toEqual(['127.0.0.0/8', '::1/128', '10.0.0.7']);
+    expect(issues({ ...required, OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,localhost,10.0.0.0/33' })).toEqual([
+      'OUTBOUND_ALLOWED_NETWORKS: not a network: localhost, 10.0.0.0/33; expected comma-separated CIDRs or addresses, ' +
+        'e.g. 127.0.0.0/8,::1/128 (got a malformed value)',
+    ]);
+  });
+
   it('refuses a patterned key and a known or patterned admin token, saying how to make one', () => {
     expect(issues({ ...required, SECRET_KEY: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' })).toEqual([
       expect.stringMatching(

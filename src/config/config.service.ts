@@ -22,6 +22,8 @@ export interface AppConfig {
   redis: { url: string | null; prefix: string };
   http: { host: string; port: number };
   security: { bootstrapAdminToken: string; secretKey: Buffer; previousKeys: Buffer[] };
+  /** Networks receivers and scans may reach although denied by default (src/common/outbound-policy.ts). */
+  outbound: { allowedNetworks: string[] };
   polling: {
     intervalSeconds: number;
     slowIntervalSeconds: number;
@@ -92,6 +94,12 @@ export function parseConfig(env: EnvSource): AppConfig {
       secretKey: decodeKey(e.SECRET_KEY) as Buffer,
       previousKeys: (e.SECRET_KEY_PREVIOUS ?? '').split(',').flatMap((k) => decodeKey(k) ?? []),
     },
+    outbound: {
+      allowedNetworks: (e.OUTBOUND_ALLOWED_NETWORKS ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    },
     polling: {
       intervalSeconds: e.POLL_INTERVAL_SECONDS,
       slowIntervalSeconds: e.POLL_SLOW_INTERVAL_SECONDS,
@@ -144,6 +152,9 @@ export class ConfigService {
   }
   get security(): AppConfig['security'] {
     return this.config.security;
+  }
+  get outbound(): AppConfig['outbound'] {
+    return this.config.outbound;
   }
   get polling(): AppConfig['polling'] {
     return this.config.polling;

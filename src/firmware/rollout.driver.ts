@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { BoardsRepository } from '../boards/boards.repository.js';
+import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { AlertsPort } from './alerts-port.js';
 import { type TPolicy, ZPolicySchema, ZSelectorSchema } from './firmware.dto.js';
@@ -46,9 +47,14 @@ export class RolloutDriver {
     private readonly boards: BoardsRepository,
     private readonly alerts: AlertsPort,
     private readonly jobs: JobsService,
+    private readonly clocks: Clocks,
   ) {}
 
   @Interval('rollout-driver', DRIVER_TICK_MS)
+  onClock(): Promise<void> {
+    return this.clocks.track(() => this.tick());
+  }
+
   async tick(): Promise<void> {
     if (this.ticking || this.paused) {
       return;

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { type JobsOptions, Queue } from 'bullmq';
 import { ConfigService } from '../config/config.service.js';
 import { RequestContext } from '../common/request-context.js';
@@ -36,7 +36,7 @@ export function jobOptions(definition: JobDefinition, options: EnqueueOptions = 
 
 /** Enqueues catalogued jobs, validating each payload against its schema before it reaches the queue. */
 @Injectable()
-export class JobsService implements OnModuleDestroy {
+export class JobsService implements OnApplicationShutdown {
   private readonly queues = new Map<QueueName, Queue>();
 
   constructor(private readonly config: ConfigService) {}
@@ -70,7 +70,9 @@ export class JobsService implements OnModuleDestroy {
     );
   }
 
-  async onModuleDestroy(): Promise<void> {
+  // Closed after every module's onModuleDestroy: running jobs (JobsWorker's grace) and clock ticks (Clocks) still
+  // enqueue follow-ups while they finish.
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
   }

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { clearLogs } from '@prisma/debug';
 import { ConfigService } from '../config/config.service.js';
@@ -7,7 +7,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 
 /** The Prisma client (query compiler in WASM, adapter-pg). Only repositories inject it. */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(PrismaService.name);
   private forgetTimer: NodeJS.Timeout | undefined;
 
@@ -32,7 +32,9 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     this.forgetTimer.unref();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  // After every module's onModuleDestroy (PrismaModule is global, so its destroy hook would run first of all): the
+  // jobs JobsWorker gives a grace to finish and the clock ticks Clocks waits for still read and write.
+  async onApplicationShutdown(): Promise<void> {
     clearInterval(this.forgetTimer);
     await this.$disconnect();
   }

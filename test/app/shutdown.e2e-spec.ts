@@ -11,6 +11,7 @@ import { startRack, type RackProcess } from '../boards/rack.js';
 import { pushSources, registerBoards, startFirmwareHost, TARGET, waitOnline, type Api } from '../firmware/helpers.js';
 import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../support/app.js';
 import { createTestDatabase, testQueuePrefix, type TestDatabase } from '../support/database.js';
+import { fleetEnv, startFleetProcess, type FleetProcess } from '../support/fleet-process.js';
 import { requireRedis } from '../support/redis.js';
 
 const redis = requireRedis();
@@ -131,5 +132,84 @@ redis.describe('SIGTERM under load', () => {
     await streamEnded;
     const after = log.slice(before).join('');
     expect(after).not.toMatch(/ERROR/);
+  }, 60_000);
+});
+
+// The same stop for the roles docker-compose runs apart: an `api` process holding an SSE stream open, and a `worker`
+// process in the middle of a firmware install. Each exits 0 within 10 s of SIGTERM, with no ERROR line.
+redis.describe('SIGTERM of the api and worker roles', () => {
+  let rack: RackProcess;
+  let host: FakeFirmwareHost;
+  let db: TestDatabase;
+  let apiProcess: FleetProcess;
+  let worker: FleetProcess;
+  let api: Api;
+
+  beforeAll(async () => {
+    host = await startFirmwareHost();
+    rack = await startRack(BOARDS, ['--trust-loopback']);
+    db = await createTestDatabase();
+    const env = fleetEnv(db, redis.url, { LOG_LEVEL: 'log', POLL_INTERVAL_SECONDS: '1' });
+    worker = await startFleetProcess('worker', env);
+    apiProcess = await startFleetProcess('api', env);
+    api = apiClient(apiProcess.url) as Api;
+    await registerBoards(
+      api,
+      rack,
+      1,
+      BOARDS,
+      () => ({ group: 'load' }),
+      () => 'r1',
+    );
+    await waitOnline(api, '', BOARDS, 60_000);
+    await pushSources(api, host, '', 60_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await apiProcess?.stop();
+    await rack?.stop();
+    await host?.close();
+    await db?.drop();
+  });
+
+  it('--role worker stops within 10 s with exit code 0 while an install runs', async () => {
+    await rack.control('POST', '/rack/boards/1/faults', { pathLatencyMs: { '/api/bmc/firmware/install': 60_000 } });
+    const boards = (await api('GET', '/api/v1/boards?limit=100')).body.items as Array<{ id: string; name: string }>;
+    const board1 = boards.find((b) => b.name === 'fw1')!;
+    const install = await api('POST', `/api/v1/boards/${board1.id}/firmware/install`, {
+      version: TARGET,
+      source: 'test-http',
+    });
+    expect(install.status).toBe(202);
+    await waitFor(
+      'the install to be sent (the job is running)',
+      () => api('GET', `/api/v1/firmware/installs/${install.body.install_id}`),
+      (r) => r.body.status === 'staging',
+      30_000,
+      200,
+    );
+
+    const exit = await worker.stop();
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.ms).toBeLessThan(10_000);
+    expect(worker.errorLines()).toEqual([]);
+  }, 60_000);
+
+  it('--role api stops within 10 s with exit code 0 while an SSE stream is open, closing the stream', async () => {
+    const stream = await request(`${apiProcess.url}/api/v1/events`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, accept: 'text/event-stream' },
+    });
+    expect(stream.statusCode).toBe(200);
+    const streamEnded = new Promise<void>((resolve) => {
+      stream.body.on('end', resolve).on('error', () => resolve());
+      stream.body.resume();
+    });
+
+    const exit = await apiProcess.stop();
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.ms).toBeLessThan(10_000);
+    await streamEnded;
+    expect(apiProcess.errorLines()).toEqual([]);
   }, 60_000);
 });

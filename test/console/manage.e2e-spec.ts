@@ -1,7 +1,8 @@
 // The console's management pages in a real browser (Debian's Chromium via playwright-core) against the fleet manager,
 // real PostgreSQL and Redis and a `board-agent rack` process: alert rules and receivers (admin; a receiver's secret is
 // write-only), silencing an alert, tokens (the secret shown once, revocation), a config restore with its per-field
-// diff, and what a viewer is not offered. Every refusal's detail must reach the person.
+// diff, bulk node actions over ticked boards or every board a filter matches, and what a viewer is not offered.
+// Every refusal's detail must reach the person.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { BoardClient } from '@tpfleet/board-api/client';
 import { mkdirSync } from 'node:fs';
@@ -233,7 +234,63 @@ run(() => {
     await shot('board-config-restore');
   }, 90_000);
 
-  it('shows a viewer the rules read-only, and no receivers, silencing or token controls', async () => {
+  it('powers a node across selected boards, then across every board matching the filter, showing each board’s outcome', async () => {
+    const node3 = async (i: number) =>
+      (await api('GET', `/api/v1/boards/${ids.get(i)}/nodes`)).body.nodes[2].power as string;
+    const settle = async (id: string) =>
+      waitFor(
+        'the bulk action',
+        () => api('GET', `/api/v1/node-actions/${id}`),
+        (r) => r.body.boards.every((b: { status: string }) => !['pending', 'running'].includes(b.status)),
+        20_000,
+        250,
+      );
+    // Node 3 off everywhere, whatever the simulator booted with.
+    await settle(
+      (await api('POST', '/api/v1/node-actions', { action: 'power_off', selector: '', nodes: [3] })).body.id,
+    );
+    await page.getByRole('link', { name: 'Boards', exact: true }).click();
+    await page.getByRole('link', { name: 'm3' }).waitFor();
+    await page.getByLabel('Select m1').check();
+    await page.getByLabel('Select m3').check();
+    const bar = page.getByRole('toolbar', { name: 'Bulk node actions' });
+    await bar.getByText('2 boards').waitFor();
+    await bar.getByLabel('Node').selectOption('3');
+    await bar.getByRole('button', { name: 'Power on…' }).click();
+    // The confirmation is the API's dry run: exactly the two ticked boards.
+    const dialog = page.getByRole('dialog', { name: 'Power on node 3 on 2 boards?' });
+    await dialog.waitFor(); // the dry run's answer, all boards at once
+    await expect(dialog.locator('.bulk-boards li').allTextContents()).resolves.toEqual([
+      'm1: will run ',
+      'm3: will run ',
+    ]);
+    expect(await node3(1)).toBe('off'); // the dry run sent nothing
+    await dialog.getByRole('button', { name: 'Power on' }).click();
+    const outcome = bar.getByRole('status', { name: 'Bulk action outcome' });
+    await outcome.getByText('Power on node 3: 2 succeeded').waitFor({ timeout: 20_000 });
+    await expect(outcome.locator('li').allTextContents()).resolves.toEqual(['m1: succeeded ', 'm3: succeeded ']);
+    expect([await node3(1), await node3(2), await node3(3)]).toEqual(['on', 'off', 'on']);
+
+    // Every board the filter matches (group=cool: m2 and m3), not only the ticked rows.
+    await page.getByLabel('Label selector').fill('group=cool');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/selector=group%3Dcool/);
+    await expect(page.getByLabel('Select m3').isChecked()).resolves.toBe(false); // a new filter, a new selection
+    await page.getByRole('button', { name: 'Select all matching boards' }).click();
+    await bar.getByText('Every board matching the filter').waitFor();
+    await bar.getByLabel('Node').selectOption('3');
+    await bar.getByRole('button', { name: 'Power off…' }).click();
+    const off = page.getByRole('dialog', { name: 'Power off node 3 on 2 boards?' });
+    await off.waitFor();
+    await expect(off.locator('.bulk-boards li').allTextContents()).resolves.toEqual(['m2: will run ', 'm3: will run ']);
+    await shot('boards-bulk-confirm');
+    await off.getByRole('button', { name: 'Power off' }).click();
+    await outcome.getByText('Power off node 3: 2 succeeded').waitFor({ timeout: 20_000 });
+    expect([await node3(1), await node3(2), await node3(3)]).toEqual(['on', 'off', 'off']);
+    await shot('boards-bulk');
+  }, 90_000);
+
+  it('shows a viewer the rules read-only, and no receivers, silencing, token or bulk controls', async () => {
     const viewer = await api('POST', '/api/v1/tokens', { name: 'manage viewer', role: 'viewer' });
     const other = await launchBrowser();
     try {
@@ -249,6 +306,10 @@ run(() => {
         p.getByRole('button', { name: /New rule|Edit|Delete|End silence|Silence|Acknowledge/ }).count(),
       ).resolves.toBe(0);
       await expect(p.getByRole('link', { name: 'Tokens' }).count()).resolves.toBe(0);
+      await p.getByRole('link', { name: 'Boards', exact: true }).click();
+      await p.getByRole('link', { name: 'm3' }).waitFor();
+      await expect(p.getByRole('checkbox').count()).resolves.toBe(0);
+      await expect(p.getByText('Select all matching boards').count()).resolves.toBe(0);
     } finally {
       await other.close();
     }

@@ -8,6 +8,8 @@ import { PollingScheduler } from '../../src/polling/polling.scheduler.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { fleetEnv, startFleetProcess, type FleetProcess } from '../support/fleet-process.js';
 import { requireRedis } from '../support/redis.js';
 import { installCalls, registerBoards, startFirmwareHost, TARGET, type Api } from './helpers.js';
 
@@ -147,4 +149,119 @@ redis.describe('bulk firmware jobs over a rack of mixed daemons', () => {
     expect(res.type).toContain('application/problem+json');
     expect(res.body.detail).toMatch(/fork daemon 2\.10\.0, which cannot install firmware/);
   });
+
+  it('logged no ERROR line', () => {
+    expect(app.errorLines()).toEqual([]);
+  });
+});
+
+// The same rack as production runs the fleet manager (issue #15's done-when): the built `dist/` as an `api` and a
+// `worker` process on Redis queues, JSON logs, boards polled every second, a rollout over the mixed rack with both
+// processes restarted (SIGTERM) while it runs. It ends without operator action, and no process logged at ERROR level.
+redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
+  const AGENTS = 6;
+  const upstream = AGENTS + 1;
+  const oldFork = AGENTS + 2;
+  let rack: RackProcess;
+  let host: FakeFirmwareHost;
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let apiProcess: FleetProcess;
+  let worker: FleetProcess;
+  let api: Api;
+  const processes: FleetProcess[] = [];
+
+  const start = async (role: 'api' | 'worker') => {
+    const fleet = await startFleetProcess(role, env);
+    processes.push(fleet);
+    return fleet;
+  };
+
+  beforeAll(async () => {
+    host = await startFirmwareHost();
+    rack = await startRack(oldFork, ['--boot-delay-ms', '300', '--trust-loopback']);
+    await rack.control('POST', `/rack/boards/${upstream}/dialect`, { dialect: 'upstream', version: '2.3.4' });
+    await rack.control('POST', `/rack/boards/${oldFork}/dialect`, { dialect: 'fork', version: '2.10.0' });
+    db = await createTestDatabase();
+    env = fleetEnv(db, redis.url, {
+      LOG_LEVEL: 'log',
+      POLL_INTERVAL_SECONDS: '1',
+      POLL_SLOW_INTERVAL_SECONDS: '5',
+      POLL_TIMEOUT_MS: '5000',
+    });
+    worker = await start('worker');
+    apiProcess = await start('api');
+    api = apiClient(apiProcess.url) as Api;
+    await registerBoards(
+      api,
+      rack,
+      1,
+      oldFork,
+      () => ({ group: 'mixed' }),
+      () => 'r1',
+    );
+    await waitFor(
+      'every board reached and its daemon known',
+      async () => (await api('GET', '/api/v1/boards?limit=10')).body.items as Array<{ dialect: string | null }>,
+      (items) => items.length === oldFork && items.every((b) => b.dialect !== null),
+      60_000,
+      250,
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const fleet of processes) {
+      await fleet.stop();
+    }
+    await rack?.stop();
+    await host?.close();
+    await db?.drop();
+  });
+
+  it('rolls out over the mixed rack through restarts of both processes, logging no ERROR line', async () => {
+    const put = await api('PUT', '/api/v1/firmware/sources', {
+      sources: [{ id: 'test-http', kind: 'http', label: 'test firmware host', location: host.httpSource }],
+    });
+    expect(put.status).toBe(200);
+    const push = await api('POST', '/api/v1/firmware/sources/push', { selector: 'group=mixed' });
+    expect(push.status).toBe(202);
+    await waitFor(
+      'the sources push to finish',
+      () => api('GET', `/api/v1/firmware/sources/pushes/${push.body.id}`),
+      (r) => (r.body.summary?.pending ?? 0) === 0,
+      30_000,
+      250,
+    );
+
+    const created = await api('POST', '/api/v1/firmware/rollouts', {
+      name: 'mixed-restarts',
+      version: TARGET,
+      source: 'test-http',
+      selector: { labels: 'group=mixed' },
+      policy: { canary: 1, concurrency: 2, reboot_timeout_seconds: 60 },
+    });
+    expect(created.status).toBe(201);
+    const rollout = () => api('GET', `/api/v1/firmware/rollouts/${created.body.id}`);
+    // Restarted while it runs: the canary done, the next wave being installed.
+    await waitFor('the canary to succeed', rollout, (r) => (r.body.summary?.succeeded ?? 0) >= 1, 90_000, 250);
+    expect(await worker.stop()).toMatchObject({ code: 0 });
+    worker = await start('worker');
+    expect(await apiProcess.stop()).toMatchObject({ code: 0 });
+    apiProcess = await start('api');
+    api = apiClient(apiProcess.url) as Api;
+
+    const { value: done } = await waitFor(
+      'the rollout to reach a final state',
+      rollout,
+      (r) => ['completed', 'failed', 'paused'].includes(r.body.status),
+      150_000,
+      500,
+    );
+    expect(done.body).toMatchObject({ status: 'completed', summary: { succeeded: AGENTS, skipped: 2 } });
+    expect(await installCalls(rack, upstream)).toBe(0);
+    expect(await installCalls(rack, oldFork)).toBe(0);
+
+    const errors = processes.flatMap((fleet, n) => fleet.errorLines().map((line) => `${fleet.role}#${n}: ${line}`));
+    expect(errors).toEqual([]);
+  }, 300_000);
 });

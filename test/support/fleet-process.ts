@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from './app.js';
+import { LOOPBACK_NETWORKS, TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from './app.js';
 import { testQueuePrefix, type TestDatabase } from './database.js';
 import { testEnv } from './env.js';
 
@@ -18,9 +18,36 @@ export interface FleetProcess {
   cpuSeconds(): number;
   /** The process's last output lines (for failure reports). */
   output(): string;
+  /**
+   * Every line the process wrote so far at ERROR level or above: a JSON line (LOG_FORMAT=json) with a pino level
+   * of 50 (error) or 60 (fatal), or a line outside the logger that says error (a crash's stack trace; Node's own
+   * warnings are not errors).
+   */
+  errorLines(): string[];
   /** Peak resident set size so far (VmHWM), in bytes. */
   peakRssBytes(): number;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL if still running after 15 s; resolves on exit. */
+  stop(): Promise<FleetExit>;
+}
+
+export interface FleetExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** From SIGTERM to exit. */
+  ms: number;
+}
+
+/** Whether a line of a fleet process's output is at ERROR level or above (see FleetProcess.errorLines). */
+export function isErrorLine(line: string): boolean {
+  if (line.trim() === '') {
+    return false;
+  }
+  try {
+    const parsed = JSON.parse(line) as { level?: unknown };
+    return typeof parsed.level !== 'number' || parsed.level >= 50;
+  } catch {
+    return /\berror\b/i.test(line);
+  }
 }
 
 /** Linux reports process times in clock ticks; USER_HZ is 100 on every architecture Node runs on. */
@@ -76,6 +103,7 @@ export function fleetEnv(db: TestDatabase, redisUrl: string, settings: Record<st
     QUEUE_PREFIX: testQueuePrefix(),
     BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     SECRET_KEY: TEST_SECRET_KEY,
+    OUTBOUND_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
     ...settings,
   };
 }
@@ -95,13 +123,26 @@ export async function startFleetProcess(
       LOG_LEVEL: 'warn',
       MALLOC_ARENA_MAX: '2',
       ...env,
+      // errorLines() reads levels from JSON lines.
+      LOG_FORMAT: 'json',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const errors: string[] = [];
+  // Per stream: a chunk may end inside a line.
+  const keeper = () => {
+    let partial = '';
+    return (d: Buffer) => {
+      const text = d.toString();
+      out = (out + text).slice(-20_000);
+      const parts = (partial + text).split('\n');
+      partial = parts.pop()!;
+      errors.push(...parts.filter(isErrorLine));
+    };
+  };
+  child.stdout!.on('data', keeper());
+  child.stderr!.on('data', keeper());
   let exitedEarly = false;
   child.once('exit', () => (exitedEarly = true));
   const url = `http://127.0.0.1:${port}`;
@@ -131,15 +172,20 @@ export async function startFleetProcess(
     cpuSeconds: () => cpuSecondsOf(pid),
     peakRssBytes: () => peakRssOf(pid),
     output: () => out,
+    errorLines: () => [...errors],
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) {
-        return;
+        return { code: child.exitCode, signal: child.signalCode, ms: 0 };
       }
-      const exited = new Promise((r) => child.once('exit', r));
+      const started = Date.now();
+      const exited = new Promise<FleetExit>((resolve) =>
+        child.once('exit', (code, signal) => resolve({ code, signal, ms: Date.now() - started })),
+      );
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
+      const exit = await exited;
       clearTimeout(timer);
+      return exit;
     },
   };
 }

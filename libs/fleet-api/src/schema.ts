@@ -1412,6 +1412,8 @@ export interface components {
        * @enum {string}
        */
       action: 'power_on' | 'power_off' | 'reset' | 'usb_mode' | 'usb_boot';
+      /** @description Only these boards (of those the other filters match) */
+      board_ids?: string[];
       /**
        * @description List the boards and nodes it would touch, send nothing
        * @default false
@@ -1419,8 +1421,14 @@ export interface components {
       dry_run?: boolean;
       /** @description Nodes on each board */
       nodes: number[];
+      /** @description Free text over name, base URL, rack, notes, serial (as GET /boards) */
+      q?: string;
       /** @description Label selector of the boards, e.g. rack=r1,role!=spare ("" = all) */
       selector: string;
+      /** @description Only boards in these states */
+      states?: (
+        'unknown' | 'online' | 'degraded' | 'unreachable' | 'credentials_invalid' | 'banned' | 'decommissioned'
+      )[];
       /** @description Required for usb_mode */
       usb?: {
         /**

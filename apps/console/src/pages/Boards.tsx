@@ -1,8 +1,10 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, unwrap } from '../api/client';
 import type { FleetPaths as paths } from '../api/client';
+import { BulkNodeActions, type Selection } from '../components/BulkNodeActions';
 import { Link, navigate, useLocation } from '../router';
+import { useCan } from '../session';
 import { ago, Empty, ErrorBox, StateBadge } from '../ui';
 import { describeHeat, heat, STATES } from './Overview';
 
@@ -26,6 +28,14 @@ export function BoardsPage() {
   const q = query.get('q') ?? '';
   const sort = (query.get('sort') ?? 'name') as Sort;
   const [draft, setDraft] = useState({ selector, q });
+  const canOperate = useCan('operator');
+  // Bulk selection (operators): boards ticked one by one, or every board the filters match (beyond the loaded pages).
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const [allMatching, setAllMatching] = useState(false);
+  useEffect(() => {
+    setPicked(new Set());
+    setAllMatching(false);
+  }, [state, selector, q]);
   const setParams = (next: Record<string, string>) => {
     const params = new URLSearchParams({ state, selector, q, sort, ...next });
     for (const [k, v] of [...params]) {
@@ -62,6 +72,24 @@ export function BoardsPage() {
   const hottest = new Map(overview.data?.racks.flatMap((r) => r.boards.map((b) => [b.id, b.hottest] as const)));
   const rows = boards.data?.pages.flatMap((p) => p.items) ?? [];
   const sortBy = (field: string) => setParams({ sort: sort === field ? `-${field}` : field });
+  const allShown = rows.length > 0 && rows.every((b) => picked.has(b.id));
+  const toggle = (id: string) => {
+    const next = new Set(picked);
+    if (!next.delete(id)) {
+      next.add(id);
+    }
+    setPicked(next);
+    setAllMatching(false);
+  };
+  const selection: Selection | null = allMatching
+    ? { kind: 'filter', selector, states: state ? [state as (typeof STATES)[number]] : undefined, q }
+    : picked.size
+      ? { kind: 'ids', ids: [...picked] }
+      : null;
+  const clear = () => {
+    setPicked(new Set());
+    setAllMatching(false);
+  };
   const arrow = (field: string) => (sort === field ? ' ▲' : sort === `-${field}` ? ' ▼' : '');
   return (
     <div className="boards">
@@ -102,9 +130,34 @@ export function BoardsPage() {
         <button type="submit">Filter</button>
       </form>
       <ErrorBox error={boards.error} />
+      {canOperate && rows.length > 0 && !allMatching && (
+        <button type="button" className="link" onClick={() => setAllMatching(true)}>
+          Select all matching boards
+        </button>
+      )}
+      {canOperate && selection && (
+        <BulkNodeActions
+          selection={selection}
+          count={allMatching ? 'Every board matching the filter' : `${picked.size} boards`}
+          onClear={clear}
+        />
+      )}
       <table className="table">
         <thead>
           <tr>
+            {canOperate && (
+              <th>
+                <input
+                  type="checkbox"
+                  aria-label="Select all shown"
+                  checked={allMatching || allShown}
+                  onChange={() => {
+                    setAllMatching(false);
+                    setPicked(allShown ? new Set() : new Set(rows.map((b) => b.id)));
+                  }}
+                />
+              </th>
+            )}
             {SORTS.slice(0, 1).map(([f, l]) => (
               <th key={f}>
                 <button type="button" className="link" onClick={() => sortBy(f)}>
@@ -130,6 +183,17 @@ export function BoardsPage() {
             const h = hottest.get(b.id);
             return (
               <tr key={b.id}>
+                {canOperate && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${b.name}`}
+                      checked={allMatching || picked.has(b.id)}
+                      disabled={allMatching}
+                      onChange={() => toggle(b.id)}
+                    />
+                  </td>
+                )}
                 <td>
                   <Link to={`/boards/${b.id}`}>{b.name}</Link>
                 </td>
