@@ -10,7 +10,7 @@ import { firmwareInstallJob } from './firmware.jobs.js';
 import { DISPATCH_LEASE_MS, DRIVER_TICK_MS } from './firmware.settings.js';
 import { InstallsRepository } from './installs.repository.js';
 import { openWindow } from './maintenance-window.js';
-import { RolloutPlanner } from './rollout.planner.js';
+import { type Plan, RolloutPlanner } from './rollout.planner.js';
 import {
   type RolloutChange,
   type RolloutLock,
@@ -80,14 +80,18 @@ export class RolloutDriver {
     }
   }
 
-  /** scheduled → running: the selector is resolved to the frozen board list now. */
-  async start(id: string): Promise<boolean> {
+  /**
+   * scheduled → running: the selector is resolved to the frozen board list now, unless the caller resolved it a
+   * moment ago (a rollout created to start at once: the plan its request was checked against).
+   */
+  async start(id: string, resolved?: Plan): Promise<boolean> {
     const started = await this.rollouts.withLock(id, async (lock, rollout) => {
       if (rollout.status !== 'scheduled') {
         return false;
       }
       const policy = ZPolicySchema.parse(rollout.policy);
-      const plan = await this.planner.resolve(ZSelectorSchema.parse(rollout.selector), rollout.version, policy);
+      const plan =
+        resolved ?? (await this.planner.resolve(ZSelectorSchema.parse(rollout.selector), rollout.version, policy));
       await lock.addInstalls(
         plan.boards.map((b) => ({
           boardId: b.board_id,
