@@ -380,13 +380,7 @@ export class SimulatedBoard implements BoardBackend {
       s.powerOnTime[node - 1] = Math.floor(this.now() / 1000);
       this.persist();
       await this.drive(node, true);
-      await this.delay(USB_BOOT_RELEASE_MS);
-      this.setPins(0);
-      // rpiboot (CM4) or rockusb loader (RK1) until the block device appears.
-      const rk1 = /rk1|rk3588|rockchip/i.test(s.nodes[node - 1]?.module_name ?? '');
-      await this.delay(rk1 ? ROCKUSB_ENUMERATION_MS : RPIBOOT_ENUMERATION_MS);
-      this.msdNode = node;
-      this.log('msd-expose', node, rk1 ? 'Rockchip' : 'RPi-MSD-');
+      await this.exposeMsd(s, node);
     });
   }
 
@@ -430,6 +424,19 @@ export class SimulatedBoard implements BoardBackend {
     }
   }
 
+  /**
+   * The node was switched on with its usb-boot pin set: release the pins after a moment, then wait while rpiboot (CM4)
+   * or the rockusb loader (RK1) enumerates, until the block device appears.
+   */
+  private async exposeMsd(s: PersistedState, node: NodeId): Promise<void> {
+    await this.delay(USB_BOOT_RELEASE_MS);
+    this.setPins(0);
+    const rk1 = /rk1|rk3588|rockchip/i.test(s.nodes[node - 1]?.module_name ?? '');
+    await this.delay(rk1 ? ROCKUSB_ENUMERATION_MS : RPIBOOT_ENUMERATION_MS);
+    this.msdNode = node;
+    this.log('msd-expose', node, rk1 ? 'Rockchip' : 'RPi-MSD-');
+  }
+
   /** The file standing in for a node's eMMC (tests and the fleet's end-to-end test compare it with the image). */
   emmcImagePath(node: NodeId): string {
     return join(this.stateDir, 'emmc', `node${node}.img`);
@@ -444,12 +451,7 @@ export class SimulatedBoard implements BoardBackend {
       this.setRoute('Bmc');
       this.setPins(bit(node));
       await this.switchNode(node, true);
-      await this.delay(USB_BOOT_RELEASE_MS);
-      this.setPins(0);
-      const rk1 = /rk1|rk3588|rockchip/i.test(s.nodes[node - 1]?.module_name ?? '');
-      await this.delay(rk1 ? ROCKUSB_ENUMERATION_MS : RPIBOOT_ENUMERATION_MS);
-      this.msdNode = node;
-      this.log('msd-expose', node, rk1 ? 'Rockchip' : 'RPi-MSD-');
+      await this.exposeMsd(s, node);
     });
     try {
       await writeImage(this.emmcImagePath(node), source, options);
