@@ -3,6 +3,7 @@ import { Interval } from '@nestjs/schedule';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { AlertsPort } from './alerts-port.js';
 import { type TPolicy, ZPolicySchema, ZSelectorSchema } from './firmware.dto.js';
 import { firmwareInstallJob } from './firmware.jobs.js';
@@ -36,6 +37,7 @@ const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sen
 @Injectable()
 export class RolloutDriver {
   private readonly logger = new Logger(RolloutDriver.name);
+  private readonly failures = new ThrottledLog(this.logger, 'rollout clock', 'warn');
   private ticking = false;
   /** Tests and the bench stop the clock. */
   paused = false;
@@ -70,8 +72,9 @@ export class RolloutDriver {
         await this.soakCheck(id);
         await this.advance(id);
       }
+      this.failures.ok();
     } catch (err) {
-      this.logger.warn(`rollout clock: ${err instanceof Error ? err.message : String(err)}`);
+      this.failures.fail(err);
     } finally {
       this.ticking = false;
     }
