@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdtemp, open, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,8 +131,6 @@ describe('node-to-MSD on Linux', () => {
   });
 });
 
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
 function image(bytes: number): Buffer {
   const data = Buffer.alloc(bytes);
   for (let at = 0; at < bytes; at += 4096) {
@@ -177,7 +174,14 @@ describe('node flashing on Linux (the shared transfer flow)', () => {
       file: 'x.img',
       size: data.length,
     });
-    await expect(transfers.receive(handle, [data])).rejects.toMatchObject({ status: 400 });
+    await expect(
+      transfers.receive(
+        handle,
+        (async function* () {
+          yield data;
+        })(),
+      ),
+    ).rejects.toMatchObject({ status: 400 });
     expect(transfers.status()).toEqual({
       Error: `the image (${2 * MIB} bytes) is larger than node 2's eMMC (${MIB} bytes)`,
     });
@@ -186,6 +190,5 @@ describe('node flashing on Linux (the shared transfer flow)', () => {
     await device.read(head, 0, head.length, 0);
     await device.close();
     expect(head.equals(Buffer.alloc(4096))).toBe(true);
-    expect(sha256(data)).not.toBe(sha256(head));
   });
 });
