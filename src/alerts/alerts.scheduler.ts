@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common'
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { evaluateAlertsJob } from './alerts.jobs.js';
 import { NotifierService } from './notifier.service.js';
 import { jobId } from '../jobs/job-id.js';
@@ -24,6 +25,8 @@ const FLUSH_MS = 1000;
 @Injectable()
 export class AlertsScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(AlertsScheduler.name);
+  private readonly tickFailures = new ThrottledLog(this.logger, 'alerts tick', 'warn');
+  private readonly flushFailures = new ThrottledLog(this.logger, 'notification flush', 'warn');
   private flushing = false;
   /** Tests and the bench stop the clock or shorten it (then call restart()). */
   enabled = true;
@@ -60,8 +63,9 @@ export class AlertsScheduler implements OnApplicationBootstrap {
         { slot, intervalMs: this.intervalMs },
         { jobId: jobId('alerts-evaluate', this.intervalMs, slot) },
       );
+      this.tickFailures.ok();
     } catch (err) {
-      this.logger.warn(`alerts tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.tickFailures.fail(err);
     }
   }
 
@@ -71,9 +75,11 @@ export class AlertsScheduler implements OnApplicationBootstrap {
     }
     this.flushing = true;
     try {
-      return await this.notifier.flushDue();
+      const flushed = await this.notifier.flushDue();
+      this.flushFailures.ok();
+      return flushed;
     } catch (err) {
-      this.logger.warn(`notification flush failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.flushFailures.fail(err);
       return 0;
     } finally {
       this.flushing = false;

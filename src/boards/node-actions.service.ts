@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { OperationId } from '@tpfleet/board-api';
 import { BoardClientError, capabilities, errorReason, type BoardClient } from '@tpfleet/board-api/client';
@@ -216,8 +217,23 @@ export class NodeActionsService {
         boards: plan,
       };
     }
+    // One audit entry per board, so each board's timeline shows who asked for it; written before anything is created
+    // or queued, and if they cannot be written nothing is (fail closed, as for a single action: AuditInterceptor).
+    const actionId = randomUUID();
+    const entries = await this.audit.beginMany(
+      plan.map((p) => ({
+        actor,
+        action: `node-action ${input.action}`,
+        target: `board ${p.name} nodes ${nodes.join(',')}`,
+        boardId: p.board_id,
+        outcome: p.status === 'refused' ? `refused: ${p.error}` : 'started',
+        status: p.status === 'refused' ? 409 : 0,
+        detail: { action_id: actionId, selector: input.selector },
+      })),
+    );
     const created = await this.repository.create(
       {
+        id: actionId,
         action: input.action,
         params: { nodes, usb: input.usb ?? null },
         selector: input.selector,
@@ -234,19 +250,10 @@ export class NodeActionsService {
         options: { jobId: jobId('node-action', created.id, p.board_id) },
       })),
     );
-    // One audit entry per board, so each board's timeline shows who asked for it.
-    await Promise.all(
-      plan.map((p) =>
-        this.audit.record({
-          actor,
-          action: `node-action ${input.action}`,
-          target: `board ${p.name} nodes ${nodes.join(',')}`,
-          boardId: p.board_id,
-          outcome: p.status === 'refused' ? `refused: ${p.error}` : 'queued',
-          status: p.status === 'refused' ? 409 : 202,
-          detail: { action_id: created.id, selector: input.selector },
-        }),
-      ),
+    const queued = new Set(runnable.map((p) => p.board_id));
+    await this.audit.finishMany(
+      entries.filter((e) => e.boardId !== null && queued.has(e.boardId)).map((e) => e.id),
+      { outcome: 'queued', status: 202 },
     );
     return this.get(created.id);
   }

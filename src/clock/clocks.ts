@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { ConfigService, type Role } from '../config/config.service.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { runsWorkers } from '../queue/queue.options.js';
 
 /**
@@ -39,16 +40,18 @@ export class Clocks implements OnModuleDestroy {
 
   /**
    * Runs `tick` every `ms` under `name` (replacing a clock of that name), in the roles that run clocks. A failing tick
-   * is logged and the clock keeps going.
+   * is logged (one that repeats, e.g. while the database is away, at most once a minute) and the clock keeps going.
    */
   every(name: string, ms: number, tick: () => Promise<unknown>): void {
     if (!this.enabled) {
       return;
     }
     this.stop(name);
+    const failures = new ThrottledLog(this.logger, `clock ${name}`);
     const handle = setInterval(() => {
-      this.track(tick).catch((err: unknown) =>
-        this.logger.error(`clock ${name}: ${err instanceof Error ? err.message : String(err)}`),
+      this.track(tick).then(
+        () => failures.ok(),
+        (err: unknown) => failures.fail(err),
       );
     }, ms);
     handle.unref();

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Clocks } from '../clock/clocks.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { configBackupJob } from './config-backups.jobs.js';
 import { ConfigBackupsRepository } from './config-backups.repository.js';
@@ -18,6 +19,7 @@ const MAX_CLAIM_PER_TICK = 5000;
 @Injectable()
 export class ConfigBackupsScheduler {
   private readonly logger = new Logger(ConfigBackupsScheduler.name);
+  private readonly failures = new ThrottledLog(this.logger, 'config backup tick');
   private running = false;
   /** Tests stop the clock and call tick() themselves. */
   enabled = true;
@@ -42,6 +44,7 @@ export class ConfigBackupsScheduler {
     try {
       const policy = await this.repository.policy();
       const claimed = await this.repository.claimDueBackups(now, policy.backupIntervalSeconds, MAX_CLAIM_PER_TICK);
+      this.failures.ok();
       if (!claimed?.length) {
         return 0;
       }
@@ -55,7 +58,7 @@ export class ConfigBackupsScheduler {
       );
       return claimed.length;
     } catch (err) {
-      this.logger.error(`config backup tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.failures.fail(err);
       return 0;
     } finally {
       this.running = false;

@@ -9,6 +9,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { parse as parsePgUrl } from 'pg-connection-string';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { GuardedPgClient } from './pg-client.js';
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlMigrationAwareDriverAdapterFactory,
@@ -90,7 +91,7 @@ function charAsText<T>(res: T): T {
 // the engine's schema describer selects (pg_constraint.contype). Report it as text. adapter-pg queries through
 // pg.Pool, which calls client.query(config, values, callback); direct callers get a promise.
 type Callback = (err: unknown, res: unknown) => void;
-class CharAsTextClient extends pg.Client {
+class CharAsTextClient extends GuardedPgClient {
   override query(...args: unknown[]): never {
     const run = super.query.bind(this) as (...a: unknown[]) => unknown;
     const cbAt = args.findIndex((a) => typeof a === 'function');

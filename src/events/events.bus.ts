@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import { ConfigService } from '../config/config.service.js';
+import { guardedPgClient, GuardedPgClient } from '../db/pg-client.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 
 /** What the SSE stream carries. `board_id` lets dashboards filter; `data` is small (NOTIFY caps payloads at 8 kB). */
 export interface FleetEvent {
@@ -30,6 +32,9 @@ const MAX_PAYLOAD = 7900;
 /** Alert and board events kept for replay to reconnecting clients: the newest this many, for at most this long. */
 const REPLAY_MAX_EVENTS = 1000;
 const REPLAY_MAX_AGE_MS = 10 * 60_000;
+/** Reconnecting the listener: first after this long, doubling up to the maximum while the database stays away. */
+const RELISTEN_FIRST_MS = 1000;
+const RELISTEN_MAX_MS = 30_000;
 
 /**
  * Fleet events for the SSE stream, across processes. Events are published with Postgres NOTIFY (the database is
@@ -38,13 +43,18 @@ const REPLAY_MAX_AGE_MS = 10 * 60_000;
  * events are delivered in-process only (the embedded deployment runs API and workers in one process anyway).
  */
 @Injectable()
-export class EventsBus implements OnModuleInit, OnModuleDestroy {
+export class EventsBus implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(EventsBus.name);
   private readonly local = new EventEmitter();
   private readonly control = new EventEmitter();
   private listener: pg.Client | undefined;
   private notifier: pg.Pool | undefined;
   private closing = false;
+  /** The connect-and-LISTEN in progress, so shutdown can wait for it and end what it opened. */
+  private attempt: Promise<void> | undefined;
+  private relistenMs = RELISTEN_FIRST_MS;
+  private relistenTimer: NodeJS.Timeout | undefined;
+  private readonly listenerLog = new ThrottledLog(this.logger, 'event listener', 'warn');
   /** Recent alert and board events, oldest first (every process LISTENs, so every process keeps the same ones). */
   private readonly recent: FleetEvent[] = [];
 
@@ -61,13 +71,23 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
     if (!this.crossProcess) {
       return;
     }
-    this.notifier = new pg.Pool({ connectionString: this.config.databaseUrl, max: 2 });
+    this.notifier = new pg.Pool({ connectionString: this.config.databaseUrl, max: 2, Client: guardedPgClient });
     this.notifier.on('error', (err) => this.logger.warn(`event notifier: ${err.message}`));
     await this.listen();
   }
 
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.config.databaseUrl });
+  private listen(): Promise<void> {
+    const attempt = this.connectListener();
+    this.attempt = attempt;
+    return attempt.finally(() => {
+      if (this.attempt === attempt) {
+        this.attempt = undefined;
+      }
+    });
+  }
+
+  private async connectListener(): Promise<void> {
+    const client = new GuardedPgClient({ connectionString: this.config.databaseUrl, connectionTimeoutMillis: 10_000 });
     client.on('notification', (msg) => {
       if (!msg.payload || (msg.channel !== CHANNEL && msg.channel !== CONTROL_CHANNEL)) {
         return;
@@ -84,17 +104,47 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
       }
     });
     client.on('error', (err) => {
-      this.logger.warn(`event listener lost (${err.message}); reconnecting`);
+      if (this.listener !== client) {
+        return; // still connecting: the attempt fails with this error
+      }
       this.listener = undefined;
       client.end().catch(() => undefined);
-      if (!this.closing) {
-        setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
-      }
+      this.relisten(err);
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    await client.query(`LISTEN ${CONTROL_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CONTROL_CHANNEL}`);
+    } catch (err) {
+      client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.closing) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
+    this.relistenMs = RELISTEN_FIRST_MS;
+    this.listenerLog.ok();
+  }
+
+  /**
+   * Reconnects the lost listener, retrying with backoff for as long as the database is away (a failed reconnect used
+   * to be the last one: the process stayed deaf to other processes' events until restarted). Logged once, then at
+   * most once a minute.
+   */
+  private relisten(err: unknown): void {
+    if (this.closing) {
+      return;
+    }
+    this.listenerLog.fail(err);
+    this.relistenTimer = setTimeout(() => {
+      this.listen().catch((e: unknown) => {
+        this.relistenMs = Math.min(this.relistenMs * 2, RELISTEN_MAX_MS);
+        this.relisten(e);
+      });
+    }, this.relistenMs);
+    this.relistenTimer.unref();
   }
 
   /** Publishes to every process (or only this one in embedded mode). Never throws: events are best effort. */
@@ -179,11 +229,15 @@ export class EventsBus implements OnModuleInit, OnModuleDestroy {
     return () => this.local.off('event', handler);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After onModuleDestroy, so the jobs that finish during the shutdown still publish their events. */
+  async onApplicationShutdown(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.relistenTimer);
     this.local.removeAllListeners();
     this.control.removeAllListeners();
+    await this.attempt?.catch(() => undefined); // it ends its own client once it sees `closing`
     await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
     await this.notifier?.end().catch(() => undefined);
   }
 }

@@ -3,13 +3,14 @@ import { Interval } from '@nestjs/schedule';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { AlertsPort } from './alerts-port.js';
 import { type TPolicy, ZPolicySchema, ZSelectorSchema } from './firmware.dto.js';
 import { firmwareInstallJob } from './firmware.jobs.js';
 import { DISPATCH_LEASE_MS, DRIVER_TICK_MS } from './firmware.settings.js';
 import { InstallsRepository } from './installs.repository.js';
 import { openWindow } from './maintenance-window.js';
-import { RolloutPlanner } from './rollout.planner.js';
+import { type Plan, RolloutPlanner } from './rollout.planner.js';
 import {
   type RolloutChange,
   type RolloutLock,
@@ -36,6 +37,7 @@ const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sen
 @Injectable()
 export class RolloutDriver {
   private readonly logger = new Logger(RolloutDriver.name);
+  private readonly failures = new ThrottledLog(this.logger, 'rollout clock', 'warn');
   private ticking = false;
   /** Tests and the bench stop the clock. */
   paused = false;
@@ -70,21 +72,26 @@ export class RolloutDriver {
         await this.soakCheck(id);
         await this.advance(id);
       }
+      this.failures.ok();
     } catch (err) {
-      this.logger.warn(`rollout clock: ${err instanceof Error ? err.message : String(err)}`);
+      this.failures.fail(err);
     } finally {
       this.ticking = false;
     }
   }
 
-  /** scheduled → running: the selector is resolved to the frozen board list now. */
-  async start(id: string): Promise<boolean> {
+  /**
+   * scheduled → running: the selector is resolved to the frozen board list now, unless the caller resolved it a
+   * moment ago (a rollout created to start at once: the plan its request was checked against).
+   */
+  async start(id: string, resolved?: Plan): Promise<boolean> {
     const started = await this.rollouts.withLock(id, async (lock, rollout) => {
       if (rollout.status !== 'scheduled') {
         return false;
       }
       const policy = ZPolicySchema.parse(rollout.policy);
-      const plan = await this.planner.resolve(ZSelectorSchema.parse(rollout.selector), rollout.version, policy);
+      const plan =
+        resolved ?? (await this.planner.resolve(ZSelectorSchema.parse(rollout.selector), rollout.version, policy));
       await lock.addInstalls(
         plan.boards.map((b) => ({
           boardId: b.board_id,

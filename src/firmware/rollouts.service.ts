@@ -59,6 +59,7 @@ export class RolloutsService {
 
   async create(input: TRolloutCreate, actor: Actor) {
     const policy = ZPolicySchema.parse(input.policy);
+    // One plan: what a dry run shows, what refuses a selector that matches nothing, and (start now) the frozen list.
     const plan = await this.planner.resolve(input.selector, input.version, policy);
     if (input.dry_run) {
       return {
@@ -90,7 +91,7 @@ export class RolloutsService {
       [],
     );
     if (input.start === 'now') {
-      await this.driver.start(created.id);
+      await this.driver.start(created.id, plan);
     }
     return this.get(created.id);
   }

@@ -1,7 +1,8 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type JobsOptions, Queue } from 'bullmq';
 import { ConfigService } from '../config/config.service.js';
 import { RequestContext } from '../common/request-context.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { queueRootOptions } from '../queue/queue.options.js';
 import type { JobDefinition, JobInput, QueueName } from './job-definition.js';
 
@@ -37,14 +38,23 @@ export function jobOptions(definition: JobDefinition, options: EnqueueOptions = 
 /** Enqueues catalogued jobs, validating each payload against its schema before it reaches the queue. */
 @Injectable()
 export class JobsService implements OnApplicationShutdown {
+  private readonly logger = new Logger(JobsService.name);
   private readonly queues = new Map<QueueName, Queue>();
+  private closed = false;
 
   constructor(private readonly config: ConfigService) {}
 
   queue(name: QueueName): Queue {
+    if (this.closed) {
+      // A queue opened now would hold connections nobody closes.
+      throw new Error(`queue ${name} is closed: the process is shutting down`);
+    }
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, queueRootOptions(this.config.all));
+      // Connection errors also reach the caller of the failing operation; without a listener BullMQ prints each one.
+      const errors = new ThrottledLog(this.logger, `queue ${name}`, 'warn');
+      queue.on('error', (err) => errors.fail(err));
       this.queues.set(name, queue);
     }
     return queue;
@@ -73,6 +83,7 @@ export class JobsService implements OnApplicationShutdown {
   // Closed after every module's onModuleDestroy: running jobs (JobsWorker's grace) and clock ticks (Clocks) still
   // enqueue follow-ups while they finish.
   async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
   }

@@ -3,11 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { ConfigService } from '../config/config.service.js';
 import { RequestContext } from '../common/request-context.js';
+import { QueueHealth } from '../queue/queue.health.js';
 import { queueRootOptions, runsWorkers, workerDrainDelay } from '../queue/queue.options.js';
 import { PermanentJobError, type QueueName } from './job-definition.js';
 import { JobsRegistry } from './jobs.registry.js';
 import type { JobEnvelope } from './jobs.service.js';
 import { queueConcurrency, SHUTDOWN_JOB_GRACE_MS } from './queue-settings.js';
+import { WorkerSupervisor } from './worker-supervisor.js';
 
 /**
  * Runs catalogued jobs in the worker role: one BullMQ Worker per queue that has handlers. The payload is parsed
@@ -18,11 +20,15 @@ import { queueConcurrency, SHUTDOWN_JOB_GRACE_MS } from './queue-settings.js';
 export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobsWorker.name);
   private readonly workers: Worker[] = [];
+  private readonly supervisor: WorkerSupervisor;
 
   constructor(
     private readonly registry: JobsRegistry,
     private readonly config: ConfigService,
-  ) {}
+    health: QueueHealth,
+  ) {
+    this.supervisor = new WorkerSupervisor(this.logger, () => health.ping());
+  }
 
   onApplicationBootstrap(): void {
     if (!runsWorkers(this.config.role)) {
@@ -36,7 +42,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
         concurrency: queueConcurrency(queue, appConfig),
         drainDelay: workerDrainDelay(appConfig),
       });
-      worker.on('error', (err) => this.logger.error(`worker of queue ${queue}: ${err.message}`));
+      this.supervisor.watch(worker, queue);
       this.workers.push(worker);
     }
   }
@@ -80,6 +86,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     // (src/firmware/install.runner.ts). Waiting for them would outlast any orchestrator's stop timeout.
     // pause() takes no new job and resolves when the running ones are done; close(true) then closes without
     // waiting (a close() started earlier could not be forced any more: BullMQ returns the pending one).
+    this.supervisor.stop();
     const workers = this.workers.splice(0);
     const drained = Promise.all(workers.map((w) => w.pause())).then(() => 'drained' as const);
     const timer = sleep(SHUTDOWN_JOB_GRACE_MS, 'timeout' as const, { ref: false });

@@ -376,21 +376,6 @@ export class PollingRepository {
       SELECT 1`;
   }
 
-  /** Stores what detection learned. */
-  async updateFacts(
-    boardId: string,
-    facts: {
-      dialect: 'agent' | 'fork' | 'upstream';
-      model: string | null;
-      serial: string | null;
-      daemonVersion: string;
-      firmwareVersion: string | null;
-      capabilities: string[];
-    },
-  ): Promise<void> {
-    await this.prisma.board.update({ where: { id: boardId }, data: { ...facts, factsAt: new Date() } });
-  }
-
   /**
    * 5-minute means of the samples since `since` (recomputed from raw rows, so re-running is harmless), then
    * retention of both tables.

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common'
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
+import { ThrottledLog } from '../logging/throttled-log.js';
 import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository } from './polling.repository.js';
 import {
@@ -26,6 +27,7 @@ import { jobId } from '../jobs/job-id.js';
 @Injectable()
 export class PollingScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(PollingScheduler.name);
+  private readonly failures = new ThrottledLog(this.logger, 'polling tick');
   private running = false;
   private nextCompactionAt = Infinity;
   /** Set by tests and the bench to stop the clock; the API still works. */
@@ -69,6 +71,7 @@ export class PollingScheduler implements OnApplicationBootstrap {
         // A lagging lane that fell behind leaves its boards due; the fast lane is claimed as usual.
         includeLagging: laggingWaiting <= MAX_WAITING_LAGGING_BATCHES,
       });
+      this.failures.ok();
       if (claimed === null) {
         return 0; // another instance is the scheduler this tick
       }
@@ -111,7 +114,7 @@ export class PollingScheduler implements OnApplicationBootstrap {
       }
       return claimed.length;
     } catch (err) {
-      this.logger.error(`polling tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.failures.fail(err);
       return 0;
     } finally {
       this.running = false;

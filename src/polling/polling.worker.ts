@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { factsOf } from '../boards/board-facts.js';
 import { Limiter } from '../common/concurrency.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
+import { BoardsRepository } from '../boards/boards.repository.js';
 import type { BoardPoller } from '../boards/board-poller.port.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
@@ -41,6 +42,7 @@ export class PollingWorker implements BoardPoller {
   constructor(
     private readonly config: ConfigService,
     private readonly repository: PollingRepository,
+    private readonly boards: BoardsRepository,
     private readonly clients: BoardClientsService,
     private readonly metrics: MetricsService,
     private readonly jobs: JobsService,
@@ -146,7 +148,9 @@ export class PollingWorker implements BoardPoller {
     const deps: PollDeps = {
       client: (t) => this.clients.client(t),
       detect: (t) => this.clients.detect(t),
-      saveFacts: (t, detected) => this.repository.updateFacts(t.id, factsOf(detected)),
+      saveFacts: async (t, detected) => {
+        await this.boards.updateFacts(t.id, factsOf(detected));
+      },
       observe: (op, seconds, reason) => this.metrics.observeOperation(op, seconds, reason),
     };
     const previous = new Map(targets.map((t) => [t.id, t.lastPolledAt]));

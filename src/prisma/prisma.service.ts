@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { PrismaPg } from '@prisma/adapter-pg';
 import { clearLogs } from '@prisma/debug';
 import { ConfigService } from '../config/config.service.js';
+import { guardedPgClient } from '../db/pg-client.js';
 import { migrateDeploy, pgMigrationFactory } from '../db/schema-engine.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 
@@ -12,7 +13,7 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
   private forgetTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: ConfigService) {
-    super({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10 }) });
+    super({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10, Client: guardedPgClient }) });
   }
 
   async onModuleInit(): Promise<void> {

@@ -2,6 +2,7 @@
 // PostgreSQL backend in schema `bullmq` of the application database.
 import { createPostgresBackend, setDefaultBackendFactory, type QueueOptions } from 'bullmq';
 import type { AppConfig, Role } from '../config/config.service.js';
+import { guardedPgClient } from '../db/pg-client.js';
 
 export type QueueBackend = 'redis' | 'postgres';
 
@@ -19,7 +20,14 @@ export function queueRootOptions(config: AppConfig): QueueOptions {
     // Each Queue and Worker gets its own pool; on the embedded database every connection shares one session, so
     // more than two per pool only queue up inside PGlite.
     const max = config.database.embedded ? 2 : 5;
-    const connection = { connectionString: config.database.url, schema: 'bullmq', migrate: true, max };
+    // Client: its connections never lack an 'error' listener (see GuardedPgClient).
+    const connection = {
+      connectionString: config.database.url,
+      schema: 'bullmq',
+      migrate: true,
+      max,
+      Client: guardedPgClient,
+    };
     // BullMQ's option types describe ioredis options; the PostgreSQL backend takes pg pool options here.
     return { connection: connection as unknown as QueueOptions['connection'], prefix: config.redis.prefix };
   }
