@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { BoardClientError, BoardHttpError, errorReason } from '@tpfleet/board-api/client';
 import { roleAllows, type Actor } from '../auth/roles.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
-import { BoardsRepository } from '../boards/boards.repository.js';
+import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { decodeCursor, toPage } from '../common/pagination.js';
@@ -16,7 +16,6 @@ import {
   notFound,
 } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
-import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobContext, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';

@@ -80,9 +80,9 @@ export function configCommand(rt: RuntimeOf): Command {
       const r = rt(cmd);
       const to = opts.to === 'live' ? ('live' as const) : parseInteger('--to', 1)(opts.to);
       const id = await boardId(r, board);
-      const diff = (await r.call(
+      const diff = await r.call(
         r.client().GET('/api/v1/boards/{id}/config/diff', { params: { path: { id }, query: { from: opts.from, to } } }),
-      )) as { identical: boolean; changes: Change[] };
+      );
       if (r.out.structured) {
         r.out.data(diff);
         return;
