@@ -1,6 +1,6 @@
 import { routes, type OperationId } from '@tpfleet/board-api';
 import { capabilities, type Dialect } from '@tpfleet/board-api/client';
-import type { Board } from '../generated/prisma/client.js';
+import type { Board } from './boards.repository.js';
 
 /** What a firmware install sends and reads (stage, then judge by the slots). */
 export const FIRMWARE_INSTALL_OPERATIONS: readonly OperationId[] = ['postFirmwareInstall', 'getFirmwareSlots'];

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { OperationId } from '@tpfleet/board-api';
-import { BoardClientError, capabilities, errorReason, type BoardClient } from '@tpfleet/board-api/client';
+import { capabilities, errorReason, type BoardClient } from '@tpfleet/board-api/client';
 import { AuditService } from '../auth/audit.service.js';
 import type { Actor } from '../auth/roles.js';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { BoardFailedError, ConflictError, InvalidInputError, notFound } from '../common/errors.js';
+import { ConflictError, InvalidInputError, notFound } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
-import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { throwBoardCallFailure } from './board-call-failure.js';
 import { BoardClientsService } from './board-clients.service.js';
-import { BoardsRepository } from './boards.repository.js';
+import { type Board, BoardsRepository } from './boards.repository.js';
 import { MAX_BULK_BOARDS, type NodeActionName, type TBulkNodeAction, type TNodeAction } from './node-actions.dto.js';
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
@@ -103,13 +103,7 @@ export class NodeActionsService {
     try {
       [power] = await this.clients.client(board).call('getPower', {}, { timeoutMs: ACTION_TIMEOUT_MS });
     } catch (err) {
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
-          board_id: board.id,
-          reason: errorReason(err),
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not answer', err);
     }
     const state = (v: string | undefined) => (v === '1' ? 'on' : v === '0' ? 'off' : 'unknown');
     return { board_id: board.id, nodes: [1, 2, 3, 4].map((node) => ({ node, power: state(power?.[`node${node}`]) })) };
@@ -131,13 +125,7 @@ export class NodeActionsService {
         bus_type: usb!.bus_type,
       };
     } catch (err) {
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
-          board_id: board.id,
-          reason: errorReason(err),
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not answer', err);
     }
   }
 
@@ -165,13 +153,7 @@ export class NodeActionsService {
         node,
         error: err instanceof Error ? err.message : String(err),
       });
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not do it: ${err.message}`, {
-          board_id: board.id,
-          reason,
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not do it', err);
     }
     await this.timeline.record(board.id, 'job', `${input.action} node ${node}: done`, {
       action: input.action,

@@ -4,12 +4,12 @@ import { capabilities, errorReason } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Actor } from '../auth/roles.js';
 import { BoardClientsService } from './board-clients.service.js';
-import { BoardsRepository } from './boards.repository.js';
+import { type Board, BoardsRepository } from './boards.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
-import { ConflictError, notFound } from '../common/errors.js';
+import { ConflictError, invalidField, notFound } from '../common/errors.js';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
 import { RequestContext } from '../common/request-context.js';
-import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { jobId } from '../jobs/job-id.js';
@@ -62,9 +62,14 @@ export class NodeImagesService {
     private readonly jobs: JobsService,
     private readonly metrics: MetricsService,
     private readonly secrets: SecretBoxService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   async start(boardId: string, node: number, input: TNodeImageRequest, actor: Actor): Promise<TNodeImage> {
+    const denied = this.outbound.urlRefusal(input.url, 'image');
+    if (denied) {
+      throw invalidField('url', denied);
+    }
     const board = await this.boards.findById(boardId);
     if (!board) {
       throw notFound('board', boardId);
@@ -169,7 +174,15 @@ export class NodeImagesService {
     progress: NodeImageProgress,
     actionId: string,
   ) {
-    const source = await request(url, { headersTimeout: FETCH_HEADERS_TIMEOUT_MS, bodyTimeout: 300_000 });
+    const denied = this.outbound.urlRefusal(url, 'image');
+    if (denied) {
+      throw new PermanentJobError(`not fetched: ${denied}`);
+    }
+    const source = await request(url, {
+      dispatcher: this.outbound.dispatcher('image'),
+      headersTimeout: FETCH_HEADERS_TIMEOUT_MS,
+      bodyTimeout: 300_000,
+    });
     if (source.statusCode !== 200) {
       await source.body.dump();
       throw new Error(`fetching ${params.url_shown} answered ${source.statusCode}`);
