@@ -5,6 +5,7 @@ import { RequireRole, type RequestWithActor } from '../auth/auth.decorators.js';
 import { SessionService } from '../auth/session.service.js';
 import { TokensService } from '../auth/tokens.service.js';
 import { zCsvEnum } from '../common/query-params.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import { EventsBus, type FleetEvent } from './events.bus.js';
 import { JobEventsSource } from './job-events.source.js';
 
@@ -64,6 +65,14 @@ export class EventsController implements OnModuleDestroy {
 
   @Get()
   @RequireRole('viewer')
+  @ApiDoc({
+    summary: 'The fleet’s live events (server-sent events)',
+    description:
+      "Each event's data is one JSON object {id, type: alert | board_state | job, action, at, board_id?, data}.",
+    tags: ['events'],
+    responseText: true,
+    textType: 'text/event-stream',
+  })
   stream(
     @Query({ schema: ZEventsQuerySchema }) query: TEventsQuery,
     @Req() request: FastifyRequest & RequestWithActor,

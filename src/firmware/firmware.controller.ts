@@ -5,6 +5,10 @@ import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import {
   ZCatalogueQuerySchema,
   ZCatalogueSchema,
+  ZFleetSourcesDocumentSchema,
+  ZInstallDetailSchema,
+  ZRolloutInstallSchema,
+  ZSourcesPushSchema,
   ZFleetSourcesSchema,
   ZIdParamSchema,
   ZInstallRequestSchema,
@@ -34,12 +38,22 @@ export class FirmwareController {
 
   @Get('firmware/sources')
   @RequireRole('viewer')
+  @ApiDoc({
+    summary: "The fleet's firmware sources document",
+    tags: ['firmware'],
+    response: ZFleetSourcesDocumentSchema,
+  })
   sources() {
     return this.firmware.sourcesDocument();
   }
 
   @Put('firmware/sources')
   @RequireRole('admin')
+  @ApiDoc({
+    summary: "Replace the fleet's firmware sources document",
+    tags: ['firmware'],
+    response: ZFleetSourcesDocumentSchema,
+  })
   setSources(@Body({ schema: ZFleetSourcesSchema }) body: TFleetSources, @CurrentActor() actor: Actor) {
     return this.firmware.setSources(body, actor);
   }
@@ -47,12 +61,18 @@ export class FirmwareController {
   @Post('firmware/sources/push')
   @RequireRole('operator')
   @HttpCode(202)
+  @ApiDoc({
+    summary: 'Push the sources document to the selected boards (dry_run: the list only)',
+    tags: ['firmware'],
+    response: ZSourcesPushSchema,
+  })
   push(@Body({ schema: ZPushSourcesSchema }) body: TPushSources, @CurrentActor() actor: Actor) {
     return this.firmware.pushSources(body, actor);
   }
 
   @Get('firmware/sources/pushes/:id')
   @RequireRole('viewer')
+  @ApiDoc({ summary: 'One sources push, per board', tags: ['firmware'], response: ZSourcesPushSchema })
   pushResult(@Param({ schema: ZIdParamSchema }) params: { id: string }) {
     return this.firmware.push(params.id);
   }
@@ -60,6 +80,11 @@ export class FirmwareController {
   @Post('boards/:id/firmware/install')
   @RequireRole('operator')
   @HttpCode(202)
+  @ApiDoc({
+    summary: 'Install a firmware version on one board (a job)',
+    tags: ['firmware'],
+    response: ZRolloutInstallSchema,
+  })
   install(
     @Param({ schema: ZIdParamSchema }) params: { id: string },
     @Body({ schema: ZInstallRequestSchema }) body: TInstallRequest,
@@ -70,6 +95,7 @@ export class FirmwareController {
 
   @Get('firmware/installs/:id')
   @RequireRole('viewer')
+  @ApiDoc({ summary: 'One firmware install', tags: ['firmware'], response: ZInstallDetailSchema })
   getInstall(@Param({ schema: ZIdParamSchema }) params: { id: string }) {
     return this.firmware.install(params.id);
   }

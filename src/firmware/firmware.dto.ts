@@ -359,3 +359,50 @@ export const ZCatalogueSchema = z
     errors: z.array(z.object({ board_id: z.uuid(), name: z.string(), error: z.string() })),
   })
   .meta({ id: 'FirmwareCatalogue' });
+
+export const ZFleetSourcesDocumentSchema = z
+  .object({
+    sources: z.array(ZFleetSourceSchema),
+    revision: z.number().int().describe('Goes up by one with every PUT'),
+    updated_by: z.string(),
+    updated_at: ZIsoTimeSchema,
+  })
+  .meta({ id: 'FleetFirmwareSourcesDocument' });
+
+export const ZSourcesPushSchema = z
+  .union([
+    z.object({
+      id: z.null(),
+      dry_run: z.literal(true),
+      revision: z.number().int(),
+      boards: z.array(
+        z.object({
+          board_id: z.uuid(),
+          name: z.string(),
+          status: z.enum(['will_push', 'skipped']),
+          error: z.string().nullable().describe('Why a board is skipped'),
+        }),
+      ),
+    }),
+    z.object({
+      id: z.uuid(),
+      dry_run: z.literal(false),
+      revision: z.number().int(),
+      created_at: ZIsoTimeSchema,
+      summary: z.record(z.string(), z.number().int()).describe('Boards per status'),
+      boards: z.array(
+        z.object({
+          board_id: z.uuid(),
+          status: z.string().describe('pending, succeeded, failed, skipped'),
+          error: z.string().nullable(),
+        }),
+      ),
+    }),
+  ])
+  .meta({ id: 'FirmwareSourcesPush' });
+
+export const ZInstallDetailSchema = ZRolloutInstallSchema.extend({
+  rollout_id: z.uuid().nullable().describe('null for a single-board install'),
+  activate: z.boolean(),
+  slots: z.unknown().describe('The board’s slot report after the install, when read'),
+}).meta({ id: 'FirmwareInstallDetail' });

@@ -1,5 +1,7 @@
 import { Controller, Get, Logger } from '@nestjs/common';
+import { z } from 'zod';
 import { Public } from '../auth/auth.decorators.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import { ProblemException } from '../common/problem.js';
 import { QueueHealth } from '../queue/queue.health.js';
 import { HealthRepository } from './health.repository.js';
@@ -42,12 +44,21 @@ export class HealthController {
 
   /** Liveness: the process is up and serving HTTP. */
   @Get('healthz')
+  @ApiDoc({ summary: 'Liveness', tags: ['meta'], response: z.object({ status: z.literal('ok') }) })
   healthz(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** Readiness: the database and the queue backend answer. 503 problem+json naming what does not. */
   @Get('readyz')
+  @ApiDoc({
+    summary: 'Readiness: the database and the queue answer (503 problem+json naming what does not)',
+    tags: ['meta'],
+    response: z.object({
+      status: z.literal('ok'),
+      checks: z.object({ database: z.literal('ok'), queue: z.literal('ok') }),
+    }),
+  })
   async readyz(): Promise<{ status: 'ok'; checks: Record<string, string> }> {
     // One after the other: the embedded database (pglite-socket) serves every client on one session and garbles
     // extended-protocol messages that interleave.

@@ -13,6 +13,8 @@ export interface ApiDocOptions {
   status?: number;
   /** The success body is text (e.g. Prometheus exposition, HTML). */
   responseText?: boolean;
+  /** Its media type when not text/plain (e.g. text/event-stream). */
+  textType?: string;
   /** Not an API operation (the console's pages and files): left out of the document. */
   hidden?: boolean;
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public, RequireRole } from '../auth/auth.decorators.js';
 import { ProblemException } from '../common/problem.js';
+import { z } from 'zod';
 import { ApiDoc } from './api-doc.decorator.js';
 import { DOCS_CSP, DOCS_HTML, docsFiles } from './api-docs.page.js';
 import { OpenApiService } from './openapi.service.js';
@@ -14,7 +15,18 @@ export class OpenApiController {
 
   @Get('openapi.json')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'This OpenAPI document', tags: ['meta'] })
+  @ApiDoc({
+    summary: 'This OpenAPI document',
+    tags: ['meta'],
+    response: z
+      .object({
+        openapi: z.string(),
+        info: z.record(z.string(), z.unknown()),
+        paths: z.record(z.string(), z.unknown()),
+      })
+      .catchall(z.unknown())
+      .describe('OpenAPI 3.0 (https://spec.openapis.org/oas/v3.0.3)'),
+  })
   document() {
     return this.openapi.document();
   }

@@ -194,7 +194,7 @@ export class OpenApiService {
         : {
             description: 'Success',
             content: doc?.responseText
-              ? { 'text/plain': { schema: { type: 'string' } } }
+              ? { [doc.textType ?? 'text/plain']: { schema: { type: 'string' } } }
               : { 'application/json': { schema: doc?.response ? toSchema(doc.response, 'output', components) : {} } },
           };
     const problem = {

@@ -296,7 +296,7 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     expect((await cli(['__complete', 'boards', 'list', '--sel'])).stdout).toBe('--selector\n');
     expect((await cli(['completion', 'tcsh'])).code).toBe(2);
   });
-  it('the answers of rollouts, the catalogue and tokens are what the OpenAPI document says', async () => {
+  it('the answers of rollouts, the catalogue, tokens, sources and installs are what the OpenAPI document says', async () => {
     const doc = (await api('GET', '/api/openapi.json')).body as Document;
     const check = responseChecker(doc);
     const errors: string[] = [];
@@ -329,6 +329,44 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     expectDocumented('POST', '/api/v1/tokens', token);
     expectDocumented('GET', '/api/v1/tokens', await api('GET', '/api/v1/tokens'));
     expectDocumented('DELETE', '/api/v1/tokens/{id}', await api('DELETE', `/api/v1/tokens/${token.body.id}`));
+    const sources = await api('GET', '/api/v1/firmware/sources');
+    expect(sources.body.sources[0]).toMatchObject({ id: 'test-http' });
+    expectDocumented('GET', '/api/v1/firmware/sources', sources);
+    const put = await api('PUT', '/api/v1/firmware/sources', { sources: sources.body.sources });
+    expect(put.body.revision).toBe(sources.body.revision + 1);
+    expectDocumented('PUT', '/api/v1/firmware/sources', put);
+    const dryPush = await api('POST', '/api/v1/firmware/sources/push', { selector: 'rack=r1', dry_run: true });
+    expect(dryPush.body.boards).toHaveLength(3);
+    expectDocumented('POST', '/api/v1/firmware/sources/push', dryPush);
+    const push = await api('POST', '/api/v1/firmware/sources/push', { selector: 'rack=r1' });
+    expectDocumented('POST', '/api/v1/firmware/sources/push', push);
+    const pushed = await waitFor(
+      'the sources pushed to r1',
+      () => api('GET', `/api/v1/firmware/sources/pushes/${push.body.id}`),
+      (r) => r.body.summary?.succeeded === 3,
+      30_000,
+    );
+    expectDocumented('GET', '/api/v1/firmware/sources/pushes/{id}', pushed.value);
+    // fw1 already runs the target: a stage-only install that finishes at once.
+    const fw1 = (await api('GET', '/api/v1/boards?q=fw1')).body.items[0].id as string;
+    const install = await api('POST', `/api/v1/boards/${fw1}/firmware/install`, {
+      source: 'test-http',
+      version: TARGET,
+      activate: false,
+    });
+    expect(install.status).toBe(202);
+    expectDocumented('POST', '/api/v1/boards/{id}/firmware/install', install);
+    const installed = await waitFor(
+      'the install on fw1 to finish',
+      () => api('GET', `/api/v1/firmware/installs/${install.body.install_id}`),
+      (r) => r.body.finished_at !== null,
+      60_000,
+    );
+    expectDocumented('GET', '/api/v1/firmware/installs/{id}', installed.value);
+    expectDocumented('GET', '/api/openapi.json', { status: 200, body: doc });
+    for (const path of ['/healthz', '/readyz']) {
+      expectDocumented('GET', path, await api('GET', path));
+    }
     expect(errors).toEqual([]);
     // The checker is not blind: a body missing a documented field is refused.
     expect(check('GET', '/api/v1/firmware/rollouts/{id}', 200, { ...cancelled.body, waves: undefined })).not.toEqual(

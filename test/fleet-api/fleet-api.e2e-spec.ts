@@ -12,14 +12,12 @@ import { type Document, undescribedResponses } from './response-schemas.js';
  * This list only shrinks: an operation given a schema must leave it, and no new operation may join it.
  */
 const NOT_YET_DESCRIBED = [
-  'GET /api/openapi.json 200',
   'GET /api/v1/alert-receivers/{id}/deliveries 200',
   'POST /api/v1/alert-receivers/{id}/test 200',
   'GET /api/v1/boards/{id}/config 200',
   'PATCH /api/v1/boards/{id}/config 200',
   'POST /api/v1/boards/{id}/config/backups 202',
   'GET /api/v1/boards/{id}/config/restores 200',
-  'POST /api/v1/boards/{id}/firmware/install 202',
   'POST /api/v1/boards/{id}/nodes/{node}/actions 200',
   'GET /api/v1/boards/{id}/thermal 200',
   'POST /api/v1/config-backups/import 200',
@@ -31,14 +29,6 @@ const NOT_YET_DESCRIBED = [
   'POST /api/v1/config-templates 201',
   'GET /api/v1/config-templates/{id} 200',
   'PUT /api/v1/config-templates/{id} 200',
-  'GET /api/v1/events 200',
-  'GET /api/v1/firmware/installs/{id} 200',
-  'GET /api/v1/firmware/sources 200',
-  'PUT /api/v1/firmware/sources 200',
-  'POST /api/v1/firmware/sources/push 202',
-  'GET /api/v1/firmware/sources/pushes/{id} 200',
-  'GET /healthz 200',
-  'GET /readyz 200',
 ];
 
 const REGENERATE = 'out of date: run `npm run api:openapi` and commit libs/fleet-api';
@@ -69,7 +59,10 @@ describe('libs/fleet-api against the running fleet manager', () => {
     const res = await fetch(`${app.baseUrl}/api/openapi.json`, {
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
     });
-    const undescribed = undescribedResponses((await res.json()) as Document);
+    const served = (await res.json()) as Document;
+    const undescribed = undescribedResponses(served);
+    // The event stream is not JSON: documented as what it is.
+    expect(Object.keys(served.paths['/api/v1/events']!.get!.responses['200']!.content!)).toEqual(['text/event-stream']);
     // Rollouts, the firmware catalogue, tokens and the config diff are described: they are not in either list.
     for (const op of [
       'POST /api/v1/firmware/rollouts 201',
@@ -82,6 +75,15 @@ describe('libs/fleet-api against the running fleet manager', () => {
       'DELETE /api/v1/tokens/{id} 200',
       'GET /api/v1/boards/{id}/config/diff 200',
       'POST /api/v1/boards/scan 200',
+      'GET /api/openapi.json 200',
+      'GET /healthz 200',
+      'GET /readyz 200',
+      'POST /api/v1/boards/{id}/firmware/install 202',
+      'GET /api/v1/firmware/installs/{id} 200',
+      'GET /api/v1/firmware/sources 200',
+      'PUT /api/v1/firmware/sources 200',
+      'POST /api/v1/firmware/sources/push 202',
+      'GET /api/v1/firmware/sources/pushes/{id} 200',
     ]) {
       expect(undescribed).not.toContain(op);
     }

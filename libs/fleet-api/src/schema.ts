@@ -377,7 +377,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** FirmwareController.install */
+    /** Install a firmware version on one board (a job) */
     post: operations['FirmwareController.install'];
     delete?: never;
     options?: never;
@@ -787,7 +787,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** EventsController.stream */
+    /**
+     * The fleet’s live events (server-sent events)
+     * @description Each event's data is one JSON object {id, type: alert | board_state | job, action, at, board_id?, data}.
+     */
     get: operations['EventsController.stream'];
     put?: never;
     post?: never;
@@ -821,7 +824,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** FirmwareController.getInstall */
+    /** One firmware install */
     get: operations['FirmwareController.getInstall'];
     put?: never;
     post?: never;
@@ -890,9 +893,9 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** FirmwareController.sources */
+    /** The fleet's firmware sources document */
     get: operations['FirmwareController.sources'];
-    /** FirmwareController.setSources */
+    /** Replace the fleet's firmware sources document */
     put: operations['FirmwareController.setSources'];
     post?: never;
     delete?: never;
@@ -910,7 +913,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** FirmwareController.push */
+    /** Push the sources document to the selected boards (dry_run: the list only) */
     post: operations['FirmwareController.push'];
     delete?: never;
     options?: never;
@@ -925,7 +928,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** FirmwareController.pushResult */
+    /** One sources push, per board */
     get: operations['FirmwareController.pushResult'];
     put?: never;
     post?: never;
@@ -1100,7 +1103,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** HealthController.healthz */
+    /** Liveness */
     get: operations['HealthController.healthz'];
     put?: never;
     post?: never;
@@ -1134,7 +1137,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** HealthController.readyz */
+    /** Readiness: the database and the queue answer (503 problem+json naming what does not) */
     get: operations['HealthController.readyz'];
     put?: never;
     post?: never;
@@ -1789,6 +1792,35 @@ export interface components {
       /** @description 1 = the first (canary) wave; null for a board left out */
       wave: number | null;
     };
+    FirmwareInstallDetail: {
+      activate: boolean;
+      attempts: number;
+      /** Format: uuid */
+      board_id: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      from_version: string | null;
+      /** Format: uuid */
+      install_id: string;
+      name: string;
+      rack: string | null;
+      reason: string | null;
+      /**
+       * Format: uuid
+       * @description null for a single-board install
+       */
+      rollout_id: string | null;
+      /** @description The board’s slot report after the install, when read */
+      slots: unknown;
+      soak_failed: boolean;
+      /** Format: date-time */
+      started_at: string | null;
+      /** @description queued, staging, staged, rebooting, verifying, succeeded, failed, … */
+      status: string;
+      version: string;
+      /** @description 1 = the first (canary) wave; null for a board left out */
+      wave: number | null;
+    };
     FirmwareInstallRequestIn: {
       /**
        * @description Reboot into the staged image and verify the promotion
@@ -2286,6 +2318,43 @@ export interface components {
       success_percent: number;
       wave: number;
     };
+    FirmwareSourcesPush:
+      | {
+          boards: {
+            /** Format: uuid */
+            board_id: string;
+            /** @description Why a board is skipped */
+            error: string | null;
+            name: string;
+            /** @enum {string} */
+            status: 'will_push' | 'skipped';
+          }[];
+          /** @enum {boolean} */
+          dry_run: true;
+          /** @enum {string|null} */
+          id: null;
+          revision: number;
+        }
+      | {
+          boards: {
+            /** Format: uuid */
+            board_id: string;
+            error: string | null;
+            /** @description pending, succeeded, failed, skipped */
+            status: string;
+          }[];
+          /** Format: date-time */
+          created_at: string;
+          /** @enum {boolean} */
+          dry_run: false;
+          /** Format: uuid */
+          id: string;
+          revision: number;
+          /** @description Boards per status */
+          summary: {
+            [key: string]: number;
+          };
+        };
     FirmwareSourcesPushRequestIn: {
       /** @default false */
       dry_run?: boolean;
@@ -2294,6 +2363,22 @@ export interface components {
        * @default
        */
       selector?: string;
+    };
+    FleetFirmwareSourcesDocument: {
+      /** @description Goes up by one with every PUT */
+      revision: number;
+      sources: {
+        /** @default true */
+        enabled: boolean;
+        id: string;
+        /** @enum {string} */
+        kind: 'github' | 'http' | 'local';
+        label: string;
+        location: string;
+      }[];
+      /** Format: date-time */
+      updated_at: string;
+      updated_by: string;
     };
     FleetFirmwareSourcesIn: {
       sources: {
@@ -2504,7 +2589,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            info: {
+              [key: string]: unknown;
+            };
+            openapi: string;
+            paths: {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
         };
       };
     };
@@ -4266,7 +4361,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareInstall'];
         };
       };
     };
@@ -5446,7 +5541,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'text/event-stream': string;
         };
       };
     };
@@ -5529,7 +5624,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareInstallDetail'];
         };
       };
     };
@@ -5733,7 +5828,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FleetFirmwareSourcesDocument'];
         };
       };
     };
@@ -5775,7 +5870,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FleetFirmwareSourcesDocument'];
         };
       };
     };
@@ -5817,7 +5912,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareSourcesPush'];
         };
       };
     };
@@ -5857,7 +5952,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareSourcesPush'];
         };
       };
     };
@@ -6551,7 +6646,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok';
+          };
         };
       };
     };
@@ -6627,7 +6725,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            checks: {
+              /** @enum {string} */
+              database: 'ok';
+              /** @enum {string} */
+              queue: 'ok';
+            };
+            /** @enum {string} */
+            status: 'ok';
+          };
         };
       };
     };
