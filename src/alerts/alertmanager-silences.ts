@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { readBodyCapped } from '@tpfleet/board-api/client';
 import { request } from 'undici';
-import type { Alert, AlertReceiver } from '../generated/prisma/client.js';
+import type { Alert } from './alerts.repository.js';
 import { OutboundPolicy } from '../common/outbound-policy.js';
-import { NotifyRepository } from './notify.repository.js';
+import { type AlertReceiver, NotifyRepository } from './notify.repository.js';
 
 const TIMEOUT_MS = 10_000;
 /** Alertmanager's answers (the silence list) are read up to this size. */

@@ -1,17 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { matchesLabels, parseLabelSelector, type Labels } from '../common/label-selector.js';
 import { EventsBus } from '../events/events.bus.js';
-import type { Alert, AlertRule } from '../generated/prisma/client.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { alertLabels, openKey } from './alert-labels.js';
 import { evaluateAlertsJob, remediateAlertJob } from './alerts.jobs.js';
-import { AlertsRepository, type EvaluatedBoard } from './alerts.repository.js';
+import { type Alert, AlertsRepository, type EvaluatedBoard } from './alerts.repository.js';
 import { AlertsService } from './alerts.service.js';
 import { observe, type Observation } from './conditions.js';
 import { step } from './lifecycle.js';
-import { RulesRepository } from './rules.repository.js';
+import { type AlertRule, RulesRepository } from './rules.repository.js';
 import { jobId } from '../jobs/job-id.js';
 
 const BOARD_PAGE = 1000;

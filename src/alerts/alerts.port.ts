@@ -1,4 +1,4 @@
-import type { AlertSeverity } from '../generated/prisma/client.js';
+import type { AlertSeverity } from './alerts.repository.js';
 import type { ExternalAlert, FiringAlert } from './alerts.service.js';
 
 /**

@@ -4,6 +4,9 @@ import type { CursorPosition } from '../common/pagination.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import type { BoardView } from './conditions.js';
 
+/** Row types other files may name; the client itself stays here. */
+export type { Alert, AlertSeverity } from '../generated/prisma/client.js';
+
 export type AlertRow = Alert;
 
 /** A new open alert (pending, or firing straight away for external conditions and zero-dwell rules). */

@@ -4,11 +4,10 @@ import { TimelineService } from '../boards/timeline.service.js';
 import { decodeCursor, toPage, type Page } from '../common/pagination.js';
 import { ConflictError, notFound } from '../common/errors.js';
 import { EventsBus } from '../events/events.bus.js';
-import type { Alert, AlertSeverity } from '../generated/prisma/client.js';
 import { alertLabels, openKey, severitiesFrom } from './alert-labels.js';
 import type { TAlert, TAlertListQuery } from './alerts.dto.js';
 import { AlertmanagerSilences } from './alertmanager-silences.js';
-import { AlertsRepository, type NewAlert } from './alerts.repository.js';
+import { type Alert, type AlertSeverity, AlertsRepository, type NewAlert } from './alerts.repository.js';
 import { NotifierService } from './notifier.service.js';
 
 export type Transition = 'pending' | 'firing' | 'resolved' | 'severity_changed';

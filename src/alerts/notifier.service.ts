@@ -2,14 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { OutboundPolicy } from '../common/outbound-policy.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
-import type { Alert, AlertReceiver } from '../generated/prisma/client.js';
 import type { JobContext, JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { severitiesFrom, severityRank } from './alert-labels.js';
 import { deliverAlertsJob } from './alerts.jobs.js';
-import { AlertsRepository } from './alerts.repository.js';
-import { NotifyRepository } from './notify.repository.js';
+import { type Alert, AlertsRepository } from './alerts.repository.js';
+import { type AlertReceiver, NotifyRepository } from './notify.repository.js';
 import {
   alertmanagerBody,
   alertmanagerUrl,

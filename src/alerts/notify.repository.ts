@@ -10,6 +10,9 @@ import type {
 import { Prisma } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 
+/** Row types other files may name; the client itself stays here. */
+export type { AlertReceiver, AlertSilence } from '../generated/prisma/client.js';
+
 export type ReceiverRow = AlertReceiver;
 export type SilenceRow = AlertSilence;
 

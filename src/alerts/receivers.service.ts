@@ -3,10 +3,9 @@ import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common'
 import { OutboundPolicy } from '../common/outbound-policy.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
 import { ConflictError, invalidField, UnprocessableError, notFound } from '../common/errors.js';
-import type { AlertReceiver } from '../generated/prisma/client.js';
 import type { TReceiver, TReceiverCreate, TReceiverUpdate } from './alerts.dto.js';
 import { NotifierService } from './notifier.service.js';
-import { NotifyRepository, ReceiverConflictError } from './notify.repository.js';
+import { type AlertReceiver, NotifyRepository, ReceiverConflictError } from './notify.repository.js';
 
 /** Notification receivers (webhook, Alertmanager): CRUD, a test send, the delivery log. */
 @Injectable()

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type AlertRule } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 
+/** Row types other files may name; the client itself stays here. */
+export type { AlertRule } from '../generated/prisma/client.js';
+
 export type RuleRow = AlertRule;
 export type RuleData = Omit<AlertRule, 'id' | 'createdAt' | 'updatedAt'>;
 

@@ -1,9 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConflictError, UnprocessableError, notFound } from '../common/errors.js';
-import type { AlertRule } from '../generated/prisma/client.js';
 import { THRESHOLD_KINDS, type TRule, type TRuleCreate, type TRuleKind, type TRuleUpdate } from './alerts.dto.js';
 import { DEFAULT_RULES } from './default-rules.js';
-import { RuleConflictError, RulesRepository, type RuleData } from './rules.repository.js';
+import { type AlertRule, RuleConflictError, type RuleData, RulesRepository } from './rules.repository.js';
 
 /** Alert rules: CRUD, and the shipped defaults (created at boot when missing). */
 @Injectable()

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { BodyTooLargeError, readBodyCapped } from '@tpfleet/board-api/client';
 import { type Dispatcher, request } from 'undici';
-import type { Alert } from '../generated/prisma/client.js';
+import type { Alert } from './alerts.repository.js';
 
 /**
  * Header carrying `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` with the receiver's secret. The timestamp

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, notFound } from '../common/errors.js';
-import type { AlertSilence } from '../generated/prisma/client.js';
 import type { TMatcher, TSilence, TSilenceCreate } from './alerts.dto.js';
-import { NotifyRepository } from './notify.repository.js';
+import { type AlertSilence, NotifyRepository } from './notify.repository.js';
 
 /** Silences: suppress notifications of matching alerts for a window; the alerts are still recorded and listed. */
 @Injectable()

@@ -32,6 +32,19 @@ export class AuditRepository {
     return row.id;
   }
 
+  /** Several entries in one statement: all are written or none. */
+  insertMany(records: AuditRecord[]): Promise<Array<{ id: bigint; boardId: string | null }>> {
+    return this.prisma.auditEntry.createManyAndReturn({
+      data: records.map((r) => ({ ...r, detail: r.detail as Prisma.InputJsonValue | undefined })),
+      select: { id: true, boardId: true },
+    });
+  }
+
+  /** The same outcome for several entries written before their action ran. */
+  async finishMany(ids: bigint[], outcome: Pick<AuditRecord, 'outcome' | 'status'>): Promise<void> {
+    await this.prisma.auditEntry.updateMany({ where: { id: { in: ids } }, data: outcome });
+  }
+
   /** The outcome of an entry written before its action ran. */
   async finish(id: bigint, outcome: Pick<AuditRecord, 'outcome' | 'status' | 'detail'>): Promise<void> {
     await this.prisma.auditEntry.update({

@@ -97,13 +97,34 @@ export class AuditService {
     }
   }
 
-  /** One entry for something already decided (e.g. one per board of a bulk action); a failure is logged. */
-  async record(input: AuditInput): Promise<void> {
-    const record = this.toRecord(input);
+  /**
+   * As begin, for several entries at once (one per board of a bulk action): all are written in one statement, or
+   * none and AuditUnavailableError is thrown, so the caller runs nothing. Returns each entry's id with its board.
+   */
+  async beginMany(inputs: AuditInput[]): Promise<Array<{ id: bigint; boardId: string | null }>> {
+    if (inputs.length === 0) {
+      return [];
+    }
+    const records = inputs.map((input) => this.toRecord(input));
     try {
-      await this.repository.insert(record);
+      return await this.repository.insertMany(records);
     } catch (err) {
-      this.logger.error(`audit entry lost (${record.action} ${record.target} by ${record.actor}): ${String(err)}`);
+      this.logger.error(
+        `audit unavailable, refusing ${records[0]!.action} on ${records.length} boards by ${records[0]!.actor}: ${String(err)}`,
+      );
+      throw new AuditUnavailableError();
+    }
+  }
+
+  /** finish for several begun entries with one outcome; a failure is logged loudly, not undone. */
+  async finishMany(ids: bigint[], outcome: Pick<AuditInput, 'outcome' | 'status'>): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    try {
+      await this.repository.finishMany(ids, outcome);
+    } catch (err) {
+      this.logger.error(`audit entries ${ids.join(',')} left as started (${outcome.outcome}): ${String(err)}`);
     }
   }
 

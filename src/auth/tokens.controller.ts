@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { z } from 'zod';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import { CurrentActor, RequireRole } from './auth.decorators.js';
 import type { Actor } from './roles.js';
-import { type TCreateToken, ZCreateTokenSchema, ZTokenIdParamSchema } from './tokens.schemas.js';
+import {
+  type TCreateToken,
+  ZCreatedTokenSchema,
+  ZCreateTokenSchema,
+  ZTokenIdParamSchema,
+  ZTokenSchema,
+} from './tokens.schemas.js';
 import type { TokenRow } from './tokens.repository.js';
 import { TokensService } from './tokens.service.js';
 
@@ -26,6 +34,11 @@ export class TokensController {
 
   @Post()
   @HttpCode(201)
+  @ApiDoc({
+    summary: 'Create an API token (the secret is shown once)',
+    tags: ['tokens'],
+    response: ZCreatedTokenSchema,
+  })
   async create(@Body({ schema: ZCreateTokenSchema }) body: TCreateToken, @CurrentActor() actor: Actor) {
     const created = await this.tokens.create(
       { name: body.name, role: body.role, expiresInDays: body.expires_in_days },
@@ -35,11 +48,13 @@ export class TokensController {
   }
 
   @Get()
+  @ApiDoc({ summary: 'List API tokens', tags: ['tokens'], response: z.object({ items: z.array(ZTokenSchema) }) })
   async list() {
     return { items: (await this.tokens.list()).map(present) };
   }
 
   @Delete(':id')
+  @ApiDoc({ summary: 'Revoke an API token', tags: ['tokens'], response: ZTokenSchema })
   async revoke(@Param({ schema: ZTokenIdParamSchema }) params: { id: string }) {
     return present(await this.tokens.revoke(params.id));
   }

@@ -13,8 +13,7 @@ import type { Agent } from 'undici';
 import { ConflictError, UnavailableError } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
 import { ConfigService } from '../config/config.service.js';
-import type { Board } from '../generated/prisma/client.js';
-import { BoardsRepository } from './boards.repository.js';
+import { type Board, BoardsRepository } from './boards.repository.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
 
 /** Largest answer body read from a board; more is a failed request (reason `too_large`). One limit, the client's. */

@@ -1,4 +1,4 @@
-import type { Board } from '../generated/prisma/client.js';
+import type { Board } from './boards.repository.js';
 import type { BoardWithReading } from './boards.repository.js';
 import type { TBoard } from './boards.dto.js';
 

@@ -5,6 +5,10 @@ import type { LabelRequirement } from '../common/label-selector.js';
 import type { CursorPosition } from '../common/pagination.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 
+/** Row types other files may name; the client itself stays here. */
+export type { Board } from '../generated/prisma/client.js';
+export type { BoardState } from '../generated/prisma/enums.js';
+
 export type BoardRow = Board;
 export type BoardWithReading = Board & { reading: BoardReading | null };
 

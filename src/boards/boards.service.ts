@@ -6,7 +6,6 @@ import { decodeCursor, encodeCursor, type Page } from '../common/pagination.js';
 import { ConflictError, InvalidInputError, invalidField, notFound } from '../common/errors.js';
 import { OutboundPolicy } from '../common/outbound-policy.js';
 import { ConfigService } from '../config/config.service.js';
-import type { Board } from '../generated/prisma/client.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { canonicalBaseUrl, normalizeBaseUrl } from './base-url.js';
 import { BoardClientsService } from './board-clients.service.js';
@@ -20,10 +19,11 @@ import type {
 } from './boards.dto.js';
 import { toBoardDetailDto, toBoardDto } from './boards.mapper.js';
 import {
+  type Board,
   BoardConflictError,
-  BoardsRepository,
   type BoardPatch,
   type BoardSortField,
+  BoardsRepository,
   type NewBoard,
 } from './boards.repository.js';
 import { nodeActionJob } from './node-actions.jobs.js';

@@ -12,6 +12,7 @@ export class NodeActionsRepository {
 
   async create(
     action: {
+      id: string;
       action: string;
       params: Record<string, unknown>;
       selector: string | null;

@@ -1,5 +1,5 @@
 import { capabilities } from '@tpfleet/board-api/client';
-import type { Board } from '../generated/prisma/client.js';
+import type { Board } from './boards.repository.js';
 import { ACTION_OPERATION, refusalReason } from './node-actions.service.js';
 
 const board = (over: Partial<Board>): Board =>

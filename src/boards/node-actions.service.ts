@@ -1,18 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { OperationId } from '@tpfleet/board-api';
-import { BoardClientError, capabilities, errorReason, type BoardClient } from '@tpfleet/board-api/client';
+import { capabilities, errorReason, type BoardClient } from '@tpfleet/board-api/client';
 import { AuditService } from '../auth/audit.service.js';
 import type { Actor } from '../auth/roles.js';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { BoardFailedError, ConflictError, InvalidInputError, notFound } from '../common/errors.js';
+import { ConflictError, InvalidInputError, notFound } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
-import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { throwBoardCallFailure } from './board-call-failure.js';
+import { notCallableReason } from './board-capabilities.js';
 import { BoardClientsService } from './board-clients.service.js';
-import { BoardsRepository } from './boards.repository.js';
+import { type Board, BoardsRepository } from './boards.repository.js';
 import { MAX_BULK_BOARDS, type NodeActionName, type TBulkNodeAction, type TNodeAction } from './node-actions.dto.js';
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
@@ -37,14 +39,9 @@ export function refusalReason(
   action: NodeActionName,
   offered: typeof capabilities = capabilities,
 ): string | null {
-  if (board.decommissionedAt) {
-    return `board ${board.name} is decommissioned`;
-  }
-  if (board.state === 'credentials_invalid') {
-    return `board ${board.name} refused its credentials; update them first`;
-  }
-  if (!board.dialect) {
-    return `board ${board.name} has not been reached yet, so its dialect and capabilities are unknown`;
+  const notCallable = notCallableReason(board);
+  if (notCallable || !board.dialect) {
+    return notCallable;
   }
   const op = ACTION_OPERATION[action];
   if (!offered(board.dialect, board.daemonVersion ?? undefined).has(op)) {
@@ -102,13 +99,7 @@ export class NodeActionsService {
     try {
       [power] = await this.clients.client(board).call('getPower', {}, { timeoutMs: ACTION_TIMEOUT_MS });
     } catch (err) {
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
-          board_id: board.id,
-          reason: errorReason(err),
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not answer', err);
     }
     const state = (v: string | undefined) => (v === '1' ? 'on' : v === '0' ? 'off' : 'unknown');
     return { board_id: board.id, nodes: [1, 2, 3, 4].map((node) => ({ node, power: state(power?.[`node${node}`]) })) };
@@ -130,13 +121,7 @@ export class NodeActionsService {
         bus_type: usb!.bus_type,
       };
     } catch (err) {
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
-          board_id: board.id,
-          reason: errorReason(err),
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not answer', err);
     }
   }
 
@@ -164,13 +149,7 @@ export class NodeActionsService {
         node,
         error: err instanceof Error ? err.message : String(err),
       });
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not do it: ${err.message}`, {
-          board_id: board.id,
-          reason,
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not do it', err);
     }
     await this.timeline.record(board.id, 'job', `${input.action} node ${node}: done`, {
       action: input.action,
@@ -216,8 +195,23 @@ export class NodeActionsService {
         boards: plan,
       };
     }
+    // One audit entry per board, so each board's timeline shows who asked for it; written before anything is created
+    // or queued, and if they cannot be written nothing is (fail closed, as for a single action: AuditInterceptor).
+    const actionId = randomUUID();
+    const entries = await this.audit.beginMany(
+      plan.map((p) => ({
+        actor,
+        action: `node-action ${input.action}`,
+        target: `board ${p.name} nodes ${nodes.join(',')}`,
+        boardId: p.board_id,
+        outcome: p.status === 'refused' ? `refused: ${p.error}` : 'started',
+        status: p.status === 'refused' ? 409 : 0,
+        detail: { action_id: actionId, selector: input.selector },
+      })),
+    );
     const created = await this.repository.create(
       {
+        id: actionId,
         action: input.action,
         params: { nodes, usb: input.usb ?? null },
         selector: input.selector,
@@ -234,19 +228,10 @@ export class NodeActionsService {
         options: { jobId: jobId('node-action', created.id, p.board_id) },
       })),
     );
-    // One audit entry per board, so each board's timeline shows who asked for it.
-    await Promise.all(
-      plan.map((p) =>
-        this.audit.record({
-          actor,
-          action: `node-action ${input.action}`,
-          target: `board ${p.name} nodes ${nodes.join(',')}`,
-          boardId: p.board_id,
-          outcome: p.status === 'refused' ? `refused: ${p.error}` : 'queued',
-          status: p.status === 'refused' ? 409 : 202,
-          detail: { action_id: created.id, selector: input.selector },
-        }),
-      ),
+    const queued = new Set(runnable.map((p) => p.board_id));
+    await this.audit.finishMany(
+      entries.filter((e) => e.boardId !== null && queued.has(e.boardId)).map((e) => e.id),
+      { outcome: 'queued', status: 202 },
     );
     return this.get(created.id);
   }

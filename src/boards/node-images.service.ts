@@ -3,13 +3,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { capabilities, errorReason } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Actor } from '../auth/roles.js';
+import { notCallableReason } from './board-capabilities.js';
 import { BoardClientsService } from './board-clients.service.js';
-import { BoardsRepository } from './boards.repository.js';
+import { type Board, BoardsRepository } from './boards.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
-import { ConflictError, notFound } from '../common/errors.js';
+import { ConflictError, invalidField, notFound } from '../common/errors.js';
+import { OutboundPolicy } from '../common/outbound-policy.js';
 import { SecretBoxService } from '../common/secret-box.service.js';
 import { RequestContext } from '../common/request-context.js';
-import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { jobId } from '../jobs/job-id.js';
@@ -28,14 +29,9 @@ const FETCH_HEADERS_TIMEOUT_MS = 30_000;
 
 /** Why this board cannot take an image now, or null. */
 export function imageRefusal(board: Board): string | null {
-  if (board.decommissionedAt) {
-    return `board ${board.name} is decommissioned`;
-  }
-  if (board.state === 'credentials_invalid') {
-    return `board ${board.name} refused its credentials; update them first`;
-  }
-  if (!board.dialect) {
-    return `board ${board.name} has not been reached yet, so its dialect and capabilities are unknown`;
+  const notCallable = notCallableReason(board);
+  if (notCallable || !board.dialect) {
+    return notCallable;
   }
   const offered = capabilities(board.dialect, board.daemonVersion ?? undefined);
   const missing = NEEDED.filter((op) => !offered.has(op));
@@ -62,9 +58,14 @@ export class NodeImagesService {
     private readonly jobs: JobsService,
     private readonly metrics: MetricsService,
     private readonly secrets: SecretBoxService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   async start(boardId: string, node: number, input: TNodeImageRequest, actor: Actor): Promise<TNodeImage> {
+    const denied = this.outbound.urlRefusal(input.url, 'image');
+    if (denied) {
+      throw invalidField('url', denied);
+    }
     const board = await this.boards.findById(boardId);
     if (!board) {
       throw notFound('board', boardId);
@@ -169,7 +170,15 @@ export class NodeImagesService {
     progress: NodeImageProgress,
     actionId: string,
   ) {
-    const source = await request(url, { headersTimeout: FETCH_HEADERS_TIMEOUT_MS, bodyTimeout: 300_000 });
+    const denied = this.outbound.urlRefusal(url, 'image');
+    if (denied) {
+      throw new PermanentJobError(`not fetched: ${denied}`);
+    }
+    const source = await request(url, {
+      dispatcher: this.outbound.dispatcher('image'),
+      headersTimeout: FETCH_HEADERS_TIMEOUT_MS,
+      bodyTimeout: 300_000,
+    });
     if (source.statusCode !== 200) {
       await source.body.dump();
       throw new Error(`fetching ${params.url_shown} answered ${source.statusCode}`);

@@ -4,8 +4,20 @@ import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
 import { ConfigService } from '../config/config.service.js';
 
-/** Who makes the outbound connection: an alert receiver (webhook, Alertmanager) or a board scan's probe. */
-export type OutboundPurpose = 'receiver' | 'scan';
+/**
+ * Who makes the outbound connection: an alert receiver (webhook, Alertmanager), a board scan's probe, or the fetch
+ * of a node image (an operator's URL; only metadata and link-local are refused there, loopback is not: an image
+ * server beside the fleet manager is a normal setup, and the URL's userinfo is allowed, as it is sealed).
+ */
+export type OutboundPurpose = 'receiver' | 'scan' | 'image';
+
+const WHO: Record<OutboundPurpose, string> = {
+  receiver: 'an alert receiver',
+  scan: 'a scan',
+  image: 'a node image download',
+};
+/** The kinds of address each purpose is refused (DENIED's `why`). */
+const IMAGE_DENIED = new Set(['cloud metadata', 'link-local']);
 
 type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -79,10 +91,10 @@ export class OutboundPolicy implements OnModuleDestroy {
     if (!ip || this.allowed.some((n) => within(ip, n))) {
       return null;
     }
-    const hit = DENIED_NETWORKS.find((d) => within(ip, d.network));
+    const hit = DENIED_NETWORKS.find((d) => within(ip, d.network) && (purpose !== 'image' || IMAGE_DENIED.has(d.why)));
     return hit
-      ? `${address} is a ${hit.why} address, which ${purpose === 'scan' ? 'a scan' : 'an alert receiver'} may ` +
-          'not reach unless OUTBOUND_ALLOWED_NETWORKS names it'
+      ? `${address} is a ${hit.why} address, which ${WHO[purpose]} may not reach unless OUTBOUND_ALLOWED_NETWORKS ` +
+          'names it'
       : null;
   }
 
@@ -97,7 +109,7 @@ export class OutboundPolicy implements OnModuleDestroy {
     } catch {
       return 'not a URL';
     }
-    if (u.username || u.password) {
+    if ((u.username || u.password) && purpose !== 'image') {
       return 'a URL with user:password@ is refused: it would be stored and shown in clear (use a signing secret)';
     }
     const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');

@@ -1,7 +1,7 @@
 import type { OperationId } from '@tpfleet/board-api';
 import { capabilities, type Dialect } from '@tpfleet/board-api/client';
 import { ConflictError, UnprocessableError } from '../common/errors.js';
-import type { Board } from '../generated/prisma/client.js';
+import type { Board } from '../boards/boards.repository.js';
 
 /** Why a configuration may not go to a board: the kind of refusal and its detail. */
 export interface ConfigRefusal {

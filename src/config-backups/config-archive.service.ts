@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { BoardsRepository } from '../boards/boards.repository.js';
+import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { InvalidInputError, TooLargeError } from '../common/errors.js';
-import type { Board } from '../generated/prisma/client.js';
 import { ConfigBackupsRepository, type VersionRow } from './config-backups.repository.js';
 import { contentHash } from './config-document.js';
 

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { errorReason } from '@tpfleet/board-api/client';
 import { BoardClientsService } from '../boards/board-clients.service.js';
-import { BoardsRepository } from '../boards/boards.repository.js';
+import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
-import type { Board } from '../generated/prisma/client.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobContext, type JobPayload } from '../jobs/job-definition.js';
 import { offers } from './board-config-access.js';

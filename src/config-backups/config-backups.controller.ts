@@ -9,6 +9,7 @@ import { ConfigArchiveService } from './config-archive.service.js';
 import {
   ZBoardConfigSettingsSchema,
   ZBoardVersionParamSchema,
+  ZConfigDiffSchema,
   ZDiffQuerySchema,
   ZExportQuerySchema,
   ZIdParamSchema,
@@ -92,6 +93,7 @@ export class ConfigBackupsController {
   @ApiDoc({
     summary: 'Per-field diff between two versions, or a version and the live config (to=live)',
     tags: ['config'],
+    response: ZConfigDiffSchema,
   })
   diff(
     @Param({ schema: ZBoardIdParamSchema }) params: { id: string },

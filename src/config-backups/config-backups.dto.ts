@@ -268,3 +268,18 @@ export const ZPushResultSchema = z
     ),
   })
   .meta({ id: 'ConfigPushResult' });
+
+const ZDiffSideSchema = z.object({ version: z.number().int(), id: z.uuid(), captured_at: z.iso.datetime() });
+
+export const ZConfigDiffSchema = z
+  .object({
+    board_id: z.uuid(),
+    from: ZDiffSideSchema,
+    to: z.union([
+      ZDiffSideSchema,
+      z.object({ live: z.literal(true), fetched_at: z.iso.datetime().describe('when the board was asked') }),
+    ]),
+    identical: z.boolean(),
+    changes: z.array(ZFieldChangeSchema),
+  })
+  .meta({ id: 'ConfigDiff' });

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TimelineService } from '../boards/timeline.service.js';
-import type { Board } from '../generated/prisma/client.js';
+import type { Board } from '../boards/boards.repository.js';
 import { contentOf, type FieldChange } from './config-document.js';
 import { ConfigBackupsRepository, type VersionRow } from './config-backups.repository.js';
 import { ConfigPushLauncher, boardFacts, templateFieldsOfRow } from './config-push.launcher.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Board } from '../generated/prisma/client.js';
+import type { Board } from '../boards/boards.repository.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { importRefusal } from './board-config-access.js';
 import { configPushJob } from './config-backups.jobs.js';

@@ -136,8 +136,9 @@ export const envSchema = z.object({
     .describe(
       'Comma-separated networks (CIDR, e.g. `127.0.0.0/8,::1/128,169.254.10.0/24`) that alert receivers and board ' +
         'scans may reach although they are refused by default: loopback, link-local (169.254.0.0/16, fe80::/10) and ' +
-        'cloud metadata addresses (169.254.169.254, fd00:ec2::254). Unset: none (`npm run demo` allows loopback). ' +
-        'Board URLs registered by an admin are not restricted; see docs/security.md.',
+        'cloud metadata addresses (169.254.169.254, fd00:ec2::254); node image downloads are refused the last two. ' +
+        'Unset: none (`npm run demo` allows loopback). Board URLs registered by an admin are not restricted; see ' +
+        'docs/security.md.',
     ),
   POLL_INTERVAL_SECONDS: int(15, 1, 86400).describe('How often each reachable board is polled.'),
   POLL_SLOW_INTERVAL_SECONDS: int(3600, 1, 604800).describe(

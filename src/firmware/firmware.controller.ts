@@ -1,8 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CurrentActor, RequireRole } from '../auth/auth.decorators.js';
 import type { Actor } from '../auth/roles.js';
+import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import {
   ZCatalogueQuerySchema,
+  ZCatalogueSchema,
   ZFleetSourcesSchema,
   ZIdParamSchema,
   ZInstallRequestSchema,
@@ -21,6 +23,11 @@ export class FirmwareController {
 
   @Get('firmware/catalogue')
   @RequireRole('viewer')
+  @ApiDoc({
+    summary: 'Versions the boards can install, from every board’s own catalogue',
+    tags: ['firmware'],
+    response: ZCatalogueSchema,
+  })
   catalogue(@Query({ schema: ZCatalogueQuerySchema }) query: TCatalogueQuery) {
     return this.firmware.catalogue(query);
   }

@@ -238,3 +238,124 @@ export const ZRolloutActionParamSchema = z.object({
   id: z.uuid({ error: 'expected a rollout id (uuid)' }),
   action: z.enum(ROLLOUT_ACTIONS, { error: `one of ${ROLLOUT_ACTIONS.join(', ')}` }),
 });
+
+// ---------------------------------------------------------------- responses (what rollouts.service.ts and
+// fleet-firmware.service.ts return; documented so libs/fleet-api types them)
+
+const ZIsoTimeSchema = z.iso.datetime({ offset: true });
+
+export const ZRolloutInstallSchema = z
+  .object({
+    install_id: z.uuid(),
+    board_id: z.uuid(),
+    name: z.string(),
+    rack: z.string().nullable(),
+    wave: z.number().int().nullable().describe('1 = the first (canary) wave; null for a board left out'),
+    status: z.string().describe('queued, staging, staged, rebooting, verifying, succeeded, failed, …'),
+    reason: z.string().nullable(),
+    soak_failed: z.boolean(),
+    attempts: z.number().int(),
+    from_version: z.string().nullable(),
+    version: z.string(),
+    started_at: ZIsoTimeSchema.nullable(),
+    finished_at: ZIsoTimeSchema.nullable(),
+  })
+  .meta({ id: 'FirmwareInstall' });
+
+export const ZRolloutSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    version: z.string(),
+    source: z.string(),
+    selector: ZSelectorSchema,
+    policy: ZPolicySchema,
+    status: z.enum(ROLLOUT_STATUSES),
+    status_reason: z.string().nullable(),
+    current_wave: z.number().int().describe('1-based'),
+    wave_phase: z.string(),
+    soak_until: ZIsoTimeSchema.nullable(),
+    start_at: ZIsoTimeSchema.nullable(),
+    actor: z.string(),
+    created_at: ZIsoTimeSchema,
+    started_at: ZIsoTimeSchema.nullable(),
+    finished_at: ZIsoTimeSchema.nullable(),
+  })
+  .meta({ id: 'FirmwareRollout' });
+
+export const ZRolloutWaveSchema = z
+  .object({
+    wave: z.number().int(),
+    size: z.number().int(),
+    state: z.string().describe('done, waiting, or the current wave’s phase'),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    open: z.number().int(),
+    success_percent: z.number(),
+    by_status: z.record(z.string(), z.number().int()),
+  })
+  .meta({ id: 'FirmwareRolloutWave' });
+
+export const ZRolloutDetailSchema = ZRolloutSchema.extend({
+  summary: z.record(z.string(), z.number().int()).describe('Boards per install status'),
+  waves: z.array(ZRolloutWaveSchema),
+  boards: z.array(ZRolloutInstallSchema),
+}).meta({ id: 'FirmwareRolloutDetail' });
+
+export const ZRolloutPlanSchema = z
+  .object({
+    dry_run: z.literal(true),
+    version: z.string(),
+    source: z.string(),
+    waves: z.array(z.object({ wave: z.number().int(), size: z.number().int() })),
+    summary: z.object({
+      will_install: z.number().int(),
+      skipped: z.number().int(),
+      blocked: z.number().int(),
+      warnings: z.number().int(),
+    }),
+    boards: z.array(
+      z.object({
+        board_id: z.uuid(),
+        name: z.string(),
+        rack: z.string().nullable(),
+        state: z.string(),
+        current_version: z.string().nullable(),
+        wave: z.number().int().nullable(),
+        position: z.number().int(),
+        status: z.enum(['will_install', 'skipped', 'blocked']),
+        reason: z.string().nullable(),
+        warning: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'FirmwareRolloutPlan' });
+
+export const ZRolloutPageSchema = z
+  .object({ items: z.array(ZRolloutSchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'FirmwareRolloutPage' });
+
+export const ZCatalogueSchema = z
+  .object({
+    asked: z.number().int().describe('Boards asked (online, with a known daemon)'),
+    answered: z.number().int(),
+    versions: z.array(
+      z.object({
+        version: z.string(),
+        prerelease: z.boolean(),
+        sources: z.array(z.object({ id: z.string(), kind: z.string(), trust: z.string() })),
+        board_count: z.number().int(),
+        boards: z.array(
+          z.object({
+            board_id: z.uuid(),
+            name: z.string(),
+            current_version: z.string(),
+            relation: z.string(),
+            source: z.string(),
+          }),
+        ),
+      }),
+    ),
+    errors: z.array(z.object({ board_id: z.uuid(), name: z.string(), error: z.string() })),
+  })
+  .meta({ id: 'FirmwareCatalogue' });

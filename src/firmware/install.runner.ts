@@ -7,11 +7,10 @@ import { BoardClientError, BoardHttpError, errorReason, type BoardClient } from 
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { factsOf, type BoardFacts } from '../boards/board-facts.js';
 import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
-import { BoardsRepository } from '../boards/boards.repository.js';
+import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { BoardsService } from '../boards/boards.service.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { ConfigBackupRunner } from '../config-backups/config-backup.runner.js';
-import type { Board } from '../generated/prisma/client.js';
 import type { JobContext, JobPayload } from '../jobs/job-definition.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { AlertsPort } from './alerts-port.js';

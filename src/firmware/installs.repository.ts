@@ -5,6 +5,9 @@ import { BoardsRepository } from '../boards/boards.repository.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { ACTIVE_STATUSES, type InstallStatus } from './wave-plan.js';
 
+/** Row types other files may name; the client itself stays here. */
+export type { FirmwareInstall } from '../generated/prisma/client.js';
+
 export type InstallRow = FirmwareInstall;
 
 /** A new install row (single install, or one board of a rollout). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../auth/roles.js';
 import { ConflictError, notFound } from '../common/errors.js';
 import { decodeCursor, encodeCursor } from '../common/pagination.js';
-import type { FirmwareInstall } from '../generated/prisma/client.js';
+import type { FirmwareInstall } from './installs.repository.js';
 import { type RolloutAction, type TRolloutCreate, type TRolloutListQuery, ZPolicySchema } from './firmware.dto.js';
 import { RolloutDriver } from './rollout.driver.js';
 import { RolloutPlanner } from './rollout.planner.js';

@@ -7,7 +7,7 @@
 //
 // A "failed poll" is one where nothing succeeded (no answer, timeouts, every operation refused); a poll where
 // the board answered some operations but not others is degraded without counting towards unreachable.
-import type { BoardState } from '../generated/prisma/enums.js';
+import type { BoardState } from '../boards/boards.repository.js';
 
 export type PolledState = Exclude<BoardState, 'decommissioned'>;
 

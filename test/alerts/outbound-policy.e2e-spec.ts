@@ -86,6 +86,23 @@ describe('outbound policy (default: no allow-list)', () => {
     expect(hook.deliveries).toEqual([]);
   });
 
+  it('a node image from a metadata or link-local address is refused; loopback and userinfo are not', async () => {
+    const board = await api('POST', '/api/v1/boards', { name: 'imaged', base_url: 'http://127.0.0.1:9' });
+    expect(board.status).toBe(201);
+    const image = (url: string) => api('POST', `/api/v1/boards/${board.body.id}/nodes/1/image`, { url });
+    for (const url of ['http://169.254.169.254/latest/meta-data/iam/x.img', 'http://[fe80::1]/os.img']) {
+      const res = await image(url);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        { path: 'url', message: expect.stringMatching(/address, which a node image download may not reach/) },
+      ]);
+    }
+    // Past the address check: refused only because this board was never reached (its dialect is unknown).
+    const local = await image('http://user:signed@127.0.0.1:8080/os.img');
+    expect(local.status).toBe(409);
+    expect(local.body.detail).not.toMatch(/OUTBOUND_ALLOWED_NETWORKS/);
+  });
+
   it('a scan of loopback or link-local addresses is refused with 400 naming the field', async () => {
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       [{ from: '127.0.0.1' }, 'from', /127\.0\.0\.1 is a loopback address, which a scan may not reach/],

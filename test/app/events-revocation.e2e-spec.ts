@@ -93,7 +93,7 @@ describe('event streams end with their credential', () => {
       'the revoked token’s streams to end',
       async () => [onA, onB, cookieOnB].every((s) => s.ended()),
       (v) => v,
-      3000,
+      5000,
     );
     for (const s of [onA, onB, cookieOnB]) {
       expect(s.text()).toContain('event: end\ndata: {"reason":"the API token was revoked"}');
@@ -125,7 +125,7 @@ describe('event streams end with their credential', () => {
       'the session’s stream to end',
       async () => cookieOnA.ended(),
       (v) => v,
-      3000,
+      5000,
     );
     expect(cookieOnA.text()).toContain('"reason":"the console session was signed out"');
     await new Promise((r) => setTimeout(r, 500));

@@ -804,7 +804,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** FirmwareController.catalogue */
+    /** Versions the boards can install, from every board’s own catalogue */
     get: operations['FirmwareController.catalogue'];
     put?: never;
     post?: never;
@@ -838,10 +838,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** RolloutsController.list */
+    /** List rollouts, newest first */
     get: operations['RolloutsController.list'];
     put?: never;
-    /** RolloutsController.create */
+    /** Create a rollout (201), or with dry_run: true only plan it (200 with the plan) */
     post: operations['RolloutsController.create'];
     delete?: never;
     options?: never;
@@ -856,7 +856,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** RolloutsController.get */
+    /** One rollout with its waves and boards */
     get: operations['RolloutsController.get'];
     put?: never;
     post?: never;
@@ -875,7 +875,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** RolloutsController.act */
+    /** Act on a rollout; answers the rollout after */
     post: operations['RolloutsController.act'];
     delete?: never;
     options?: never;
@@ -1065,10 +1065,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** TokensController.list */
+    /** List API tokens */
     get: operations['TokensController.list'];
     put?: never;
-    /** TokensController.create */
+    /** Create an API token (the secret is shown once) */
     post: operations['TokensController.create'];
     delete?: never;
     options?: never;
@@ -1086,7 +1086,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** TokensController.revoke */
+    /** Revoke an API token */
     delete: operations['TokensController.revoke'];
     options?: never;
     head?: never;
@@ -1148,6 +1148,44 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    ApiToken: {
+      /** Format: date-time */
+      created_at: string;
+      created_by: string | null;
+      /** Format: date-time */
+      expires_at: string | null;
+      /** Format: uuid */
+      id: string;
+      /** Format: date-time */
+      last_used_at: string | null;
+      name: string;
+      /** @description the first characters of the token, to recognise it */
+      prefix: string;
+      /** Format: date-time */
+      revoked_at: string | null;
+      /** @enum {string} */
+      role: 'viewer' | 'operator' | 'admin';
+    };
+    ApiTokenCreated: {
+      /** Format: date-time */
+      created_at: string;
+      created_by: string | null;
+      /** Format: date-time */
+      expires_at: string | null;
+      /** Format: uuid */
+      id: string;
+      /** Format: date-time */
+      last_used_at: string | null;
+      name: string;
+      /** @description the first characters of the token, to recognise it */
+      prefix: string;
+      /** Format: date-time */
+      revoked_at: string | null;
+      /** @enum {string} */
+      role: 'viewer' | 'operator' | 'admin';
+      /** @description the secret, shown only in this answer */
+      token: string;
+    };
     Board: {
       banned_until: string | null;
       base_url: string;
@@ -1357,6 +1395,22 @@ export interface components {
        */
       to?: string;
     };
+    BoardScanResult: {
+      dry_run: boolean;
+      found: {
+        already_registered: boolean;
+        base_url: string;
+        /** @enum {string} */
+        dialect: 'agent' | 'fork' | 'upstream';
+        /** @description the daemon’s version */
+        version: string;
+      }[];
+      /** @description address/port/path combinations tried */
+      probed: number;
+      /** @description the boards this scan registered (none on a dry run) */
+      registered: components['schemas']['Board'][];
+      unanswered: number;
+    };
     BoardTile: {
       firmware_version: string | null;
       /** @description The hottest sensor of the latest poll; null before one */
@@ -1473,6 +1527,42 @@ export interface components {
     ConfigBackupRunIn: {
       /** @description Label selector ("" = every board) */
       selector: string;
+    };
+    ConfigDiff: {
+      /** Format: uuid */
+      board_id: string;
+      changes: {
+        field: string;
+        from: unknown;
+        /** @description e.g. hostname, ntp_servers[0], firmware_sources[fork], nodes[2].name */
+        path: string;
+        to: unknown;
+      }[];
+      from: {
+        /** Format: date-time */
+        captured_at: string;
+        /** Format: uuid */
+        id: string;
+        version: number;
+      };
+      identical: boolean;
+      to:
+        | {
+            /** Format: date-time */
+            captured_at: string;
+            /** Format: uuid */
+            id: string;
+            version: number;
+          }
+        | {
+            /**
+             * Format: date-time
+             * @description when the board was asked
+             */
+            fetched_at: string;
+            /** @enum {boolean} */
+            live: true;
+          };
     };
     ConfigPolicyIn: {
       /** @description Default backup interval */
@@ -1649,6 +1739,56 @@ export interface components {
       /** @enum {string} */
       role: 'viewer' | 'operator' | 'admin';
     };
+    FirmwareCatalogue: {
+      answered: number;
+      /** @description Boards asked (online, with a known daemon) */
+      asked: number;
+      errors: {
+        /** Format: uuid */
+        board_id: string;
+        error: string;
+        name: string;
+      }[];
+      versions: {
+        board_count: number;
+        boards: {
+          /** Format: uuid */
+          board_id: string;
+          current_version: string;
+          name: string;
+          relation: string;
+          source: string;
+        }[];
+        prerelease: boolean;
+        sources: {
+          id: string;
+          kind: string;
+          trust: string;
+        }[];
+        version: string;
+      }[];
+    };
+    FirmwareInstall: {
+      attempts: number;
+      /** Format: uuid */
+      board_id: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      from_version: string | null;
+      /** Format: uuid */
+      install_id: string;
+      name: string;
+      rack: string | null;
+      reason: string | null;
+      soak_failed: boolean;
+      /** Format: date-time */
+      started_at: string | null;
+      /** @description queued, staging, staged, rebooting, verifying, succeeded, failed, … */
+      status: string;
+      version: string;
+      /** @description 1 = the first (canary) wave; null for a board left out */
+      wave: number | null;
+    };
     FirmwareInstallRequestIn: {
       /**
        * @description Reboot into the staged image and verify the promotion
@@ -1675,6 +1815,140 @@ export interface components {
        */
       timeout_seconds?: number;
       version: string;
+    };
+    FirmwareRollout: {
+      actor: string;
+      /** Format: date-time */
+      created_at: string;
+      /** @description 1-based */
+      current_wave: number;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** Format: uuid */
+      id: string;
+      name: string;
+      policy: {
+        /**
+         * @description Stage only, or stage then reboot and verify
+         * @default reboot
+         * @enum {string}
+         */
+        activation: 'stage_only' | 'reboot';
+        /**
+         * @default continue
+         * @enum {string}
+         */
+        after_wave: 'continue' | 'wait_for_approval';
+        /**
+         * @description Install even when the target is older than a board runs
+         * @default false
+         */
+        allow_downgrade: boolean;
+        /**
+         * @description Whole install, reboot and verification
+         * @default 1800
+         */
+        board_timeout_seconds: number;
+        /**
+         * @description Boards in the first wave (0: no canary wave)
+         * @default 1
+         */
+        canary: number;
+        /**
+         * @description Boards installing at once in this rollout
+         * @default 10
+         */
+        concurrency: number;
+        /**
+         * @default {
+         *       "percent": 20,
+         *       "min_finished": 1
+         *     }
+         */
+        error_threshold: {
+          count?: number;
+          /**
+           * @description Judged only once this many boards of the wave finished
+           * @default 1
+           */
+          min_finished: number;
+          percent?: number;
+        };
+        /**
+         * @description No dispatch while the fleet has this many installs running
+         * @default 32
+         */
+        fleet_cap: number;
+        /**
+         * @description One POST /firmware/install
+         * @default 900
+         */
+        install_timeout_seconds: number;
+        /** @description At most this many boards of one rack at once (fleet-wide) */
+        max_per_rack?: number;
+        /**
+         * @description Back and promoted within this, else stuck
+         * @default 600
+         */
+        reboot_timeout_seconds: number;
+        /**
+         * @description Install retries after a failure to reach the board
+         * @default 1
+         */
+        retries: number;
+        /**
+         * @description Watch each finished wave this long
+         * @default 0
+         */
+        soak_seconds: number;
+        /**
+         * @description Wave success needed to go on
+         * @default 100
+         */
+        success_threshold_percent: number;
+        /**
+         * @description Waves after the canary; the rest forms a last wave
+         * @default []
+         */
+        waves: (
+          | {
+              /** @description Share of the rollout’s boards */
+              percent: number;
+            }
+          | {
+              /** @description Fixed number of boards */
+              count: number;
+            }
+        )[];
+        /** @description Reboots only inside this window (staging happens any time) */
+        window?: {
+          /** @description When the window opens, 5-field cron, e.g. `0 2 * * *` */
+          cron: string;
+          duration_minutes: number;
+          /** @default UTC */
+          timezone: string;
+        };
+      };
+      /** @description Every given part must match (an empty selector is every board) */
+      selector: {
+        board_ids?: string[];
+        /** @description Label selector, e.g. rack=r1,role!=spare */
+        labels?: string;
+        /** @description Only boards in these racks */
+        racks?: string[];
+      };
+      /** Format: date-time */
+      soak_until: string | null;
+      source: string;
+      /** Format: date-time */
+      start_at: string | null;
+      /** Format: date-time */
+      started_at: string | null;
+      /** @enum {string} */
+      status: 'scheduled' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+      status_reason: string | null;
+      version: string;
+      wave_phase: string;
     };
     FirmwareRolloutCreateIn: {
       /**
@@ -1824,6 +2098,193 @@ export interface components {
        */
       start?: ('now' | 'manual') | string;
       version: string;
+    };
+    FirmwareRolloutDetail: {
+      actor: string;
+      boards: components['schemas']['FirmwareInstall'][];
+      /** Format: date-time */
+      created_at: string;
+      /** @description 1-based */
+      current_wave: number;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** Format: uuid */
+      id: string;
+      name: string;
+      policy: {
+        /**
+         * @description Stage only, or stage then reboot and verify
+         * @default reboot
+         * @enum {string}
+         */
+        activation: 'stage_only' | 'reboot';
+        /**
+         * @default continue
+         * @enum {string}
+         */
+        after_wave: 'continue' | 'wait_for_approval';
+        /**
+         * @description Install even when the target is older than a board runs
+         * @default false
+         */
+        allow_downgrade: boolean;
+        /**
+         * @description Whole install, reboot and verification
+         * @default 1800
+         */
+        board_timeout_seconds: number;
+        /**
+         * @description Boards in the first wave (0: no canary wave)
+         * @default 1
+         */
+        canary: number;
+        /**
+         * @description Boards installing at once in this rollout
+         * @default 10
+         */
+        concurrency: number;
+        /**
+         * @default {
+         *       "percent": 20,
+         *       "min_finished": 1
+         *     }
+         */
+        error_threshold: {
+          count?: number;
+          /**
+           * @description Judged only once this many boards of the wave finished
+           * @default 1
+           */
+          min_finished: number;
+          percent?: number;
+        };
+        /**
+         * @description No dispatch while the fleet has this many installs running
+         * @default 32
+         */
+        fleet_cap: number;
+        /**
+         * @description One POST /firmware/install
+         * @default 900
+         */
+        install_timeout_seconds: number;
+        /** @description At most this many boards of one rack at once (fleet-wide) */
+        max_per_rack?: number;
+        /**
+         * @description Back and promoted within this, else stuck
+         * @default 600
+         */
+        reboot_timeout_seconds: number;
+        /**
+         * @description Install retries after a failure to reach the board
+         * @default 1
+         */
+        retries: number;
+        /**
+         * @description Watch each finished wave this long
+         * @default 0
+         */
+        soak_seconds: number;
+        /**
+         * @description Wave success needed to go on
+         * @default 100
+         */
+        success_threshold_percent: number;
+        /**
+         * @description Waves after the canary; the rest forms a last wave
+         * @default []
+         */
+        waves: (
+          | {
+              /** @description Share of the rollout’s boards */
+              percent: number;
+            }
+          | {
+              /** @description Fixed number of boards */
+              count: number;
+            }
+        )[];
+        /** @description Reboots only inside this window (staging happens any time) */
+        window?: {
+          /** @description When the window opens, 5-field cron, e.g. `0 2 * * *` */
+          cron: string;
+          duration_minutes: number;
+          /** @default UTC */
+          timezone: string;
+        };
+      };
+      /** @description Every given part must match (an empty selector is every board) */
+      selector: {
+        board_ids?: string[];
+        /** @description Label selector, e.g. rack=r1,role!=spare */
+        labels?: string;
+        /** @description Only boards in these racks */
+        racks?: string[];
+      };
+      /** Format: date-time */
+      soak_until: string | null;
+      source: string;
+      /** Format: date-time */
+      start_at: string | null;
+      /** Format: date-time */
+      started_at: string | null;
+      /** @enum {string} */
+      status: 'scheduled' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+      status_reason: string | null;
+      /** @description Boards per install status */
+      summary: {
+        [key: string]: number;
+      };
+      version: string;
+      wave_phase: string;
+      waves: components['schemas']['FirmwareRolloutWave'][];
+    };
+    FirmwareRolloutPage: {
+      items: components['schemas']['FirmwareRollout'][];
+      next_cursor: string | null;
+    };
+    FirmwareRolloutPlan: {
+      boards: {
+        /** Format: uuid */
+        board_id: string;
+        current_version: string | null;
+        name: string;
+        position: number;
+        rack: string | null;
+        reason: string | null;
+        state: string;
+        /** @enum {string} */
+        status: 'will_install' | 'skipped' | 'blocked';
+        warning: string | null;
+        wave: number | null;
+      }[];
+      /** @enum {boolean} */
+      dry_run: true;
+      source: string;
+      summary: {
+        blocked: number;
+        skipped: number;
+        warnings: number;
+        will_install: number;
+      };
+      version: string;
+      waves: {
+        size: number;
+        wave: number;
+      }[];
+    };
+    FirmwareRolloutWave: {
+      by_status: {
+        [key: string]: number;
+      };
+      failed: number;
+      open: number;
+      size: number;
+      /** @description done, waiting, or the current wave’s phase */
+      state: string;
+      succeeded: number;
+      success_percent: number;
+      wave: number;
     };
     FirmwareSourcesPushRequestIn: {
       /** @default false */
@@ -3548,7 +4009,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigDiff'];
         };
       };
     };
@@ -4287,7 +4748,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['BoardScanResult'];
         };
       };
     };
@@ -5028,7 +5489,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareCatalogue'];
         };
       };
     };
@@ -5110,7 +5571,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareRolloutPage'];
         };
       };
     };
@@ -5147,12 +5608,13 @@ export interface operations {
         };
       };
       /** @description Success */
-      200: {
+      201: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json':
+            components['schemas']['FirmwareRolloutDetail'] | components['schemas']['FirmwareRolloutPlan'];
         };
       };
     };
@@ -5192,7 +5654,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareRolloutDetail'];
         };
       };
     };
@@ -5233,7 +5695,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['FirmwareRolloutDetail'];
         };
       };
     };
@@ -5957,7 +6419,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            items: components['schemas']['ApiToken'][];
+          };
         };
       };
     };
@@ -6009,7 +6473,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ApiTokenCreated'];
         };
       };
     };
@@ -6049,7 +6513,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ApiToken'];
         };
       };
     };

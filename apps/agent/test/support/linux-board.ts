@@ -1,5 +1,5 @@
 import type { NetworkInterfaceInfo } from 'node:os';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -285,4 +285,67 @@ export async function createFixtureLinuxBoard(
     },
     logs,
   };
+}
+
+export interface UsbBootModule {
+  node: number;
+  /** The block device's name (`sda`). */
+  disk: string;
+  /** Size of the node's eMMC. */
+  bytes: number;
+  /** A CM4: its boot ROM (0a5c:2711) appears first, and the disk only once `rpiboot` ran. */
+  cm4?: boolean;
+}
+
+/** USB port of a node as the backend looks for it (v2.5 hub port N, v2.4 the one muxed port). */
+export const usbPortOf = (fixture: FixtureBoard, node: number): string =>
+  fixture.meta.lines['gpiochip2'] ? `1-1.${node}` : '1-1';
+
+/**
+ * Make a module in a slot answer USB boot as the hardware does: when the backend releases the node's usb-boot pin
+ * (after asserting it), the node's USB device appears under its port in sysfs: the disk (`/sys/block/<disk>` linked
+ * into the port's device path, a sparse `/dev/<disk>` of the eMMC's size), or for a CM4 the boot ROM, whose disk
+ * appears once `rpiboot` runs.
+ */
+export function emulateUsbBoot(fixture: FixtureBoard, module: UsbBootModule): void {
+  const root = fixture.root;
+  const port = usbPortOf(fixture, module.node);
+  const chip = Object.keys(fixture.meta.lines).find((c) => c !== 'gpiochip0')!;
+  const pin = String(fixture.meta.lines[chip]![`node${module.node}-rpiboot`]);
+  let asserted = false;
+  const plugDisk = () => {
+    const device = join('devices/platform/soc/4101000.usb/usb1/1-1', port === '1-1' ? '' : port);
+    const block = join(root, 'sys', device, `${port}:1.0/host0/target0:0:0/0:0:0:0/block`, module.disk);
+    mkdirSync(block, { recursive: true });
+    writeFileSync(join(block, 'size'), `${module.bytes / 512}\n`);
+    symlinkSync(
+      join('..', device, `${port}:1.0/host0/target0:0:0/0:0:0:0/block`, module.disk),
+      join(root, 'sys/block', module.disk),
+    );
+    writeFileSync(join(root, 'dev', module.disk), '');
+    truncateSync(join(root, 'dev', module.disk), module.bytes);
+  };
+  fixture.runner.answer((cmd, args) => {
+    if (cmd === 'gpioset' && args[0] === chip) {
+      const value = args.find((a) => a.startsWith(`${pin}=`));
+      if (value === `${pin}=1`) {
+        asserted = true;
+      } else if (value === `${pin}=0` && asserted) {
+        asserted = false;
+        if (module.cm4) {
+          const usb = join(root, 'sys/bus/usb/devices', port);
+          mkdirSync(usb, { recursive: true });
+          writeFileSync(join(usb, 'idVendor'), '0a5c\n');
+          writeFileSync(join(usb, 'idProduct'), '2711\n');
+        } else {
+          plugDisk();
+        }
+      }
+    }
+    if (cmd === 'rpiboot' && module.cm4) {
+      plugDisk();
+      return { code: 0, stdout: 'Waiting for BCM2835/6/7/2711...\nSecond stage boot server done\n' };
+    }
+    return undefined;
+  });
 }

@@ -99,18 +99,7 @@ export function tokensCommand(rt: RuntimeOf): Command {
     .description('Tokens (the secrets themselves are never shown again)')
     .action(async (_opts: unknown, cmd: Command) => {
       const r = rt(cmd);
-      const list = (await r.call(r.client().GET('/api/v1/tokens'))) as {
-        items: Array<{
-          id: string;
-          name: string;
-          role: string;
-          prefix: string;
-          created_at: string;
-          last_used_at: string | null;
-          expires_at: string | null;
-          revoked_at: string | null;
-        }>;
-      };
+      const list = await r.call(r.client().GET('/api/v1/tokens'));
       r.out.list(
         list.items,
         [
@@ -140,11 +129,11 @@ export function tokensCommand(rt: RuntimeOf): Command {
       if (!['viewer', 'operator', 'admin'].includes(opts.role)) {
         throw new UsageError(`--role: expected viewer, operator or admin, got "${opts.role}"`);
       }
-      const created = (await r.call(
+      const created = await r.call(
         r.client().POST('/api/v1/tokens', {
           body: { name, role: opts.role as 'viewer', expires_in_days: opts.expiresInDays },
         }),
-      )) as { id: string; token: string; role: string };
+      );
       if (r.out.structured || r.out.format === 'name') {
         r.out.done('', created, created.token);
         return;

@@ -31,7 +31,11 @@ describe('command-line values', () => {
 });
 
 describe('rollout progress as plain lines', () => {
-  const view = (status: string, boards: Array<[string, string]>, waveState = 'installing'): RolloutView => ({
+  const view = (
+    status: RolloutView['status'],
+    boards: Array<[string, string]>,
+    waveState = 'installing',
+  ): RolloutView => ({
     id: 'r',
     name: 'up',
     version: '2.31.0',

@@ -1,36 +1,18 @@
 // How a rollout reads on a terminal: one line for the rollout, one per wave with a bar, the boards moving now.
+import type { FleetSchemas } from '@tpfleet/fleet-api';
 import { paint } from '../colour.js';
 import { state } from '../output.js';
 
-export interface RolloutWave {
-  wave: number;
-  size: number;
-  state: string;
-  succeeded: number;
-  failed: number;
-  open: number;
-  success_percent: number;
-}
+type Detail = FleetSchemas['FirmwareRolloutDetail'];
 
-export interface RolloutBoard {
-  name: string;
-  wave: number | null;
-  status: string;
-  reason: string | null;
-}
-
-export interface RolloutView {
-  id: string;
-  name: string;
-  version: string;
-  status: string;
-  status_reason: string | null;
-  current_wave: number;
-  wave_phase: string | null;
-  summary: Record<string, number>;
-  waves: RolloutWave[];
-  boards: RolloutBoard[];
-}
+/** The part of a rollout (FirmwareRolloutDetail) the terminal view reads. */
+export type RolloutView = Pick<
+  Detail,
+  'id' | 'name' | 'version' | 'status' | 'status_reason' | 'current_wave' | 'wave_phase' | 'summary'
+> & {
+  waves: Array<Omit<Detail['waves'][number], 'by_status'>>;
+  boards: Array<Pick<Detail['boards'][number], 'name' | 'wave' | 'status' | 'reason'>>;
+};
 
 export const TERMINAL = ['completed', 'failed', 'cancelled'];
 const MOVING = ['queued', 'staging', 'staged', 'rebooting', 'verifying'];

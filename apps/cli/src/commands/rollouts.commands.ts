@@ -89,18 +89,22 @@ function planOptions(cmd: Command): Command {
     .option('--allow-downgrade', 'install even where the board runs a newer version');
 }
 
-interface PlanResult {
-  waves: Array<{ wave: number; size: number }>;
-  summary: Record<string, number>;
-  boards: Array<{
-    name: string;
-    rack: string | null;
-    wave: number | null;
-    status: string;
-    current_version: string | null;
-    reason: string | null;
-    warning: string | null;
-  }>;
+type PlanResult = FleetSchemas['FirmwareRolloutPlan'];
+type CreateResult = PlanResult | RolloutView;
+
+/** POST /firmware/rollouts answers the plan for a dry run and the rollout otherwise. */
+function asPlan(result: CreateResult): PlanResult {
+  if (!('dry_run' in result)) {
+    throw new CliError('the fleet manager created a rollout where a plan was asked for');
+  }
+  return result;
+}
+
+function asRollout(result: CreateResult): RolloutView {
+  if ('dry_run' in result) {
+    throw new CliError('the fleet manager answered a plan where a rollout was created');
+  }
+  return result;
 }
 
 function printPlan(r: Runtime, plan: PlanResult): void {
@@ -130,7 +134,7 @@ function printPlan(r: Runtime, plan: PlanResult): void {
 }
 
 async function getRollout(r: Runtime, id: string): Promise<RolloutView> {
-  return (await r.call(r.client().GET('/api/v1/firmware/rollouts/{id}', { params: { path: { id } } }))) as RolloutView;
+  return r.call(r.client().GET('/api/v1/firmware/rollouts/{id}', { params: { path: { id } } }));
 }
 
 /**
@@ -216,7 +220,7 @@ export function rolloutsCommand(rt: RuntimeOf): Command {
     .action(async (version: string, opts: PlanOpts, cmd: Command) => {
       const r = rt(cmd);
       const plan = await r.call(r.client().POST('/api/v1/firmware/rollouts', { body: body(version, opts, true) }));
-      printPlan(r, plan as PlanResult);
+      printPlan(r, asPlan(plan));
     });
 
   planOptions(rollouts.command('create <version>').description('Start a rollout (shows the plan and asks first)'))
@@ -229,9 +233,9 @@ export function rolloutsCommand(rt: RuntimeOf): Command {
     )
     .action(async (version: string, opts: PlanOpts, cmd: Command) => {
       const r = rt(cmd);
-      const plan = (await r.call(
-        r.client().POST('/api/v1/firmware/rollouts', { body: body(version, opts, true) }),
-      )) as PlanResult;
+      const plan = asPlan(
+        await r.call(r.client().POST('/api/v1/firmware/rollouts', { body: body(version, opts, true) })),
+      );
       const count = plan.summary.will_install ?? 0;
       if (count === 0) {
         throw new CliError(
@@ -243,9 +247,9 @@ export function rolloutsCommand(rt: RuntimeOf): Command {
       await r.confirm(
         `Install ${version} on ${count} board(s) in ${plan.waves.length} wave(s) (${plan.waves.map((w) => w.size).join('+')})?`,
       );
-      const created = (await r.call(
-        r.client().POST('/api/v1/firmware/rollouts', { body: body(version, opts, false) }),
-      )) as RolloutView;
+      const created = asRollout(
+        await r.call(r.client().POST('/api/v1/firmware/rollouts', { body: body(version, opts, false) })),
+      );
       if (opts.watch) {
         if (!r.out.structured) {
           r.out.write(`rollout ${created.name} created (${created.id})`);
@@ -268,7 +272,7 @@ export function rolloutsCommand(rt: RuntimeOf): Command {
           params: { query: { status: opts.status as 'running' | undefined, limit: 500 } },
         }),
       );
-      const items = (page as { items: Array<RolloutView & { created_at: string }> }).items;
+      const items = page.items;
       r.out.list(
         items,
         [
@@ -334,9 +338,9 @@ export function rolloutsCommand(rt: RuntimeOf): Command {
         if (ask) {
           await r.confirm(`${ask} ${id}?`);
         }
-        const view = (await r.call(
+        const view = await r.call(
           r.client().POST('/api/v1/firmware/rollouts/{id}/{action}', { params: { path: { id, action } } }),
-        )) as RolloutView;
+        );
         r.out.done(headline(view), view, view.id);
       });
   act('start', 'Start a rollout created with --start manual');

@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type Schemas, unwrap } from '../api/client';
-import type { Rollout } from '../api/rollouts';
 import { Link } from '../router';
 import { ago, Empty, ErrorBox, StateBadge } from '../ui';
 
@@ -54,10 +53,7 @@ export function OverviewPage() {
   });
   const rollouts = useQuery({
     queryKey: ['rollouts', 'running'],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/firmware/rollouts', { params: { query: { limit: 20 } } })) as unknown as {
-        items: Rollout[];
-      },
+    queryFn: async () => unwrap(await api.GET('/api/v1/firmware/rollouts', { params: { query: { limit: 20 } } })),
   });
   const data = overview.data;
   const active = rollouts.data?.items.filter((r) => ['running', 'paused', 'scheduled'].includes(r.status)) ?? [];

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, type Schemas, unwrap } from '../api/client';
-import type { Rollout, RolloutDetail, RolloutPreview, RolloutWave } from '../api/rollouts';
+import type { RolloutDetail, RolloutPreview, RolloutWave } from '../api/rollouts';
 import { Link, navigate, useLocation } from '../router';
 import { useCan } from '../session';
 import { ago, Confirm, Empty, ErrorBox, StateBadge, useToast } from '../ui';
@@ -64,8 +64,7 @@ function RolloutView({ id }: { id: string }) {
   const [confirm, setConfirm] = useState<Action | null>(null);
   const rollout = useQuery({
     queryKey: ['rollout', id],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/firmware/rollouts/{id}', { params: { path: { id } } })) as unknown as RolloutDetail,
+    queryFn: async () => unwrap(await api.GET('/api/v1/firmware/rollouts/{id}', { params: { path: { id } } })),
     refetchInterval: (q) => (['running', 'scheduled'].includes(q.state.data?.status ?? '') ? 3000 : 30_000),
   });
   const act = useMutation({
@@ -185,15 +184,14 @@ function CreateRollout() {
       // defaultNonNullable); the console leaves the policy's other fields to the server's defaults.
       unwrap(await api.POST('/api/v1/firmware/rollouts', { body: body(dryRun) as RolloutCreate })),
     onSuccess: (data, dryRun) => {
-      if (dryRun) {
-        setPreview(data as unknown as RolloutPreview);
+      if (dryRun || 'dry_run' in data) {
+        setPreview('dry_run' in data ? data : null);
         return;
       }
-      const created = data as unknown as Rollout;
-      toast(`Rollout ${created.name} started`);
+      toast(`Rollout ${data.name} started`);
       setPreview(null);
       void client.invalidateQueries({ queryKey: ['rollouts'] });
-      navigate(`/rollouts?id=${created.id}`);
+      navigate(`/rollouts?id=${data.id}`);
     },
     onError: (err) => toast(err.message, 'error'),
   });
@@ -298,10 +296,7 @@ export function RolloutsPage() {
   const canOperate = useCan('operator');
   const list = useQuery({
     queryKey: ['rollouts'],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/firmware/rollouts', { params: { query: { limit: 50 } } })) as unknown as {
-        items: Rollout[];
-      },
+    queryFn: async () => unwrap(await api.GET('/api/v1/firmware/rollouts', { params: { query: { limit: 50 } } })),
   });
   return (
     <div className="rollouts">

@@ -227,14 +227,6 @@ describe('USB', () => {
       message: expect.stringMatching(/^Failed to clear USB boot mode: /),
     });
   });
-
-  it('node-to-msd is refused with 501 before anything is touched', async () => {
-    const fixture = await started('v2.5');
-    await expect(fixture.board.nodeToMsd(1)).rejects.toMatchObject({
-      status: 501,
-    });
-    expect(fixture.events).toEqual([]);
-  });
 });
 
 describe('board actions', () => {

@@ -43,7 +43,8 @@ import { LinuxCooling } from './cooling.js';
 import { parseEeprom, parseKeyValues } from './parsers.js';
 import { readLoad, readMemory, readNand, readSwitchPorts, readUptime } from './readings.js';
 import { RootFs, type StatFsFn } from './root-fs.js';
-import { type CommandRunner, lastLine } from './runner.js';
+import { bootRomWaiting, findNodeDisk, type NodeDisk, nodeUsbPort, writeNodeDisk } from './node-disk.js';
+import { type CommandRunner, CommandRunError, lastLine } from './runner.js';
 import { listSdcard, SDCARD } from './sdcard-files.js';
 import { readFirmwareSlots, readNextboot, type Nextboot, writeNextboot } from './slots.js';
 import { MAX_COOLING_ENTRIES, type PersistedState, StateStore, type UsbConfig } from './state-store.js';
@@ -85,6 +86,8 @@ export interface LinuxBoardOptions {
   serviceScript?: string;
   /** How often a manual fan hold is checked against the hottest active trip; 0 disables the timer. */
   holdCheckMs?: number;
+  /** How long a node in USB boot has to show its block device (default 30 s: rpiboot alone takes a few). */
+  msdTimeoutMs?: number;
 }
 
 const RAIL_SETTLE_MS = 100;
@@ -100,6 +103,11 @@ const FEL_MAGIC = '0x5AA5A55A';
 /** mkfs.vfat of a large card takes a while on the T113. */
 const FORMAT_TIMEOUT_MS = 120_000;
 const NODE1_USB_OUTPUT_LINE = 193;
+/** bmcd: 1 s after power-on with the usb-boot pin asserted, the pins are released. */
+const USB_BOOT_RELEASE_MS = 1000;
+const MSD_POLL_MS = 500;
+const MSD_TIMEOUT_MS = 30_000;
+const RPIBOOT_TIMEOUT_MS = 60_000;
 
 /**
  * The agent on the real controller (Allwinner T113, Turing Pi 2 v2.4/v2.5): readings from /proc and /sys, actions
@@ -352,11 +360,20 @@ export class LinuxBoard implements BoardBackend {
   }
 
   /**
-   * Not implemented: it needs USB enumeration of the node's boot ROM, the rpiboot/rockusb loaders and the configfs
-   * mass-storage gadget. Refused before anything is touched, so a node is never left half way.
+   * bmcd's node_to_msd: the node rebooted into USB mass-storage mode, its block device exported through the BMC's
+   * own USB OTG port as a configfs mass-storage gadget. The node stays on; switching USB to a non-flash mode takes
+   * the disk off the gadget again. A failure leaves the node off with the persisted routing back (unlike bmcd).
    */
-  async nodeToMsd(_node: NodeId): Promise<void> {
-    throw new BoardError(501, 'exposing a node as USB mass storage is not implemented by the Linux backend yet');
+  async nodeToMsd(node: NodeId): Promise<void> {
+    await this.exclusive(async () => {
+      const disk = await this.enterMassStorage(node);
+      try {
+        await this.exportOnGadget(disk);
+      } catch (error) {
+        await this.leaveMassStorage(node);
+        throw new BoardError(500, `Failed to export node ${node}'s disk on the BMC USB port: ${message(error)}`);
+      }
+    });
   }
 
   // ---------------------------------------------------------------- daemon extensions
@@ -398,11 +415,26 @@ export class LinuxBoard implements BoardBackend {
   }
 
   /**
-   * Not implemented: it needs node-to-MSD (USB enumeration of the node's boot ROM, rpiboot/rockusb) first. Refused
-   * before the node is touched.
+   * bmcd's node_in_flash through the node's own block device (see writeNodeDisk). Success or not, the node ends off,
+   * its usb-boot pin released and the persisted USB routing re-applied.
    */
-  async flashNode(_node: NodeId, _source: AsyncIterable<Buffer>, _options: FlashOptions): Promise<void> {
-    throw new BoardError(501, 'flashing a node is not implemented by the Linux backend yet (it needs node-to-MSD)');
+  async flashNode(node: NodeId, source: AsyncIterable<Buffer>, options: FlashOptions): Promise<void> {
+    const disk = await this.exclusive(() => this.enterMassStorage(node, options.signal));
+    try {
+      if (disk.bytes < options.size) {
+        throw new BoardError(
+          400,
+          `the image (${options.size} bytes) is larger than node ${node}'s eMMC (${disk.bytes} bytes)`,
+        );
+      }
+      await writeNodeDisk(this.fs.path(disk.device), source, options, () =>
+        this.write('/proc/sys/vm/drop_caches', '3').catch((error: unknown) => {
+          this.log('warn', `could not drop the page cache before verifying: ${message(error)}`);
+        }),
+      );
+    } finally {
+      await this.exclusive(() => this.leaveMassStorage(node));
+    }
   }
 
   /** bmcd's backup: the overlay's upper directory, the user's changes to the image. */
@@ -654,6 +686,121 @@ export class LinuxBoard implements BoardBackend {
   }
 
   // ---------------------------------------------------------------- internals
+
+  /**
+   * Reboot a node into USB mass-storage mode and find its disk: off, Flashing(node, Bmc) live only (not persisted),
+   * on, 1 s, pins released, then wait for a block device under the node's USB port, running rpiboot once if a CM4's
+   * boot ROM shows up there. Any failure restores the node (off, routing back) before the refusal.
+   */
+  private async enterMassStorage(node: NodeId, signal?: AbortSignal): Promise<NodeDisk> {
+    const model = this.requireModel();
+    if (!model.legacy && node === 1 && this.requireState().node1_usb) {
+      throw new BoardError(
+        409,
+        "node 1's USB is switched to the board's USB-A port (usb_node1), so the BMC cannot reach it; switch it back first",
+      );
+    }
+    try {
+      await this.switchNode(node, false);
+      this.notePower(node, false);
+      await this.applyUsb({ kind: 'Flashing', node, route: 'Bmc' });
+      await this.switchNode(node, true);
+      this.notePower(node, true);
+      await this.saveQuietly();
+      await this.sleep(USB_BOOT_RELEASE_MS);
+      await this.gpio.set(
+        model.nodeChip,
+        NODE_IDS.map((n) => [rpibootLine(n), 0] as const),
+      );
+      return await this.waitForDisk(node, nodeUsbPort(model, node), signal);
+    } catch (error) {
+      await this.leaveMassStorage(node);
+      throw error instanceof BoardError
+        ? error
+        : new BoardError(500, `Failed to put node ${node} into USB mass-storage mode: ${message(error)}`);
+    }
+  }
+
+  /** A cancelled flash stops waiting at the next poll, not after the whole timeout. */
+  private async waitForDisk(node: NodeId, port: string, signal?: AbortSignal): Promise<NodeDisk> {
+    const deadline = this.now() + (this.options.msdTimeoutMs ?? MSD_TIMEOUT_MS);
+    let rpibootRan = false;
+    for (;;) {
+      signal?.throwIfAborted();
+      const disk = await findNodeDisk(this.fs, port);
+      if (disk) {
+        this.log('info', `node ${node}: ${disk.device} (${disk.bytes} bytes) on USB port ${port}`);
+        return disk;
+      }
+      if (!rpibootRan && (await bootRomWaiting(this.fs, port))) {
+        rpibootRan = true;
+        await this.runRpiboot(node, port);
+      }
+      if (this.now() >= deadline) {
+        throw new BoardError(
+          409,
+          `node ${node} showed no USB mass-storage device on port ${port} within ${Math.round((this.options.msdTimeoutMs ?? MSD_TIMEOUT_MS) / 1000)} s: ` +
+            'is a CM4 or RK1 seated (an RK1 in maskrom needs the rockusb loader, which this agent does not download)?',
+        );
+      }
+      await this.sleep(MSD_POLL_MS);
+    }
+  }
+
+  /** usbboot's rpiboot (no arguments: its built-in mass-storage firmware), limited to the node's port on the hub. */
+  private async runRpiboot(node: NodeId, port: string): Promise<void> {
+    const args = this.requireModel().legacy ? [] : ['-p', port];
+    let result;
+    try {
+      result = await this.runner.run('rpiboot', args, { timeoutMs: RPIBOOT_TIMEOUT_MS });
+    } catch (error) {
+      if (error instanceof CommandRunError && error.reason === 'spawn') {
+        throw new BoardError(
+          501,
+          `node ${node} is a CM4 waiting in its USB boot ROM, but rpiboot (raspberrypi/usbboot) is not installed on the controller`,
+        );
+      }
+      throw new BoardError(500, `rpiboot for node ${node}: ${message(error)}`);
+    }
+    if (result.code !== 0) {
+      throw new BoardError(500, `rpiboot for node ${node} failed: ${lastLine(result)}`);
+    }
+  }
+
+  /** Node off, usb-boot pins released, the persisted routing re-applied (which takes a disk off the gadget). */
+  private async leaveMassStorage(node: NodeId): Promise<void> {
+    try {
+      await this.switchNode(node, false);
+      this.notePower(node, false);
+      await this.saveQuietly();
+      await this.applyUsb(this.requireState().usb);
+    } catch (error) {
+      this.log('error', `could not restore node ${node} after USB mass-storage mode: ${message(error)}`);
+    }
+  }
+
+  /** configfs: gadget g1 unbound, `mass_storage.0` with lun.0 = the disk, linked into c.1, gadget restarted. */
+  private async exportOnGadget(disk: NodeDisk): Promise<void> {
+    const fn = `${GADGET}/functions/mass_storage.0`;
+    const link = `${GADGET}/configs/c.1/mass_storage.0`;
+    await this.write(`${GADGET}/UDC`, '\n').catch(() => undefined);
+    await this.fs.mkdirp(`${fn}/lun.0`);
+    await this.write(`${fn}/lun.0/file`, disk.device);
+    if (!(await this.fs.exists(link))) {
+      await this.fs.mkdirp(`${GADGET}/configs/c.1`);
+      await this.fs.symlink(fn, link);
+    }
+    await this.runScript('/etc/init.d/S11bmc-otg', ['restart']);
+  }
+
+  /** The power bookkeeping of a switch the sequences make outside setPower. */
+  private notePower(node: NodeId, on: boolean): void {
+    const state = this.requireState();
+    const bit = 1 << (node - 1);
+    state.power_mask = on ? state.power_mask | bit : state.power_mask & ~bit;
+    state.power_on_time[node - 1] = on ? Math.floor(this.now() / 1000) : null;
+    this.powerKnown[node - 1] = true;
+  }
 
   /** Rail first, 100 ms, then the enable line; the same order for on and off. */
   private async switchNode(node: NodeId, on: boolean): Promise<void> {

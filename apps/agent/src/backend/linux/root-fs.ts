@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, readlink, rm, rmdir, statfs, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, rm, rmdir, statfs, symlink, writeFile } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 
 /** The figures of statvfs the API reports (blocks × fragment size). */
@@ -98,6 +98,20 @@ export class RootFs {
     } catch {
       return null;
     }
+  }
+
+  /** A symlink's whole target as written (sysfs `/sys/block/sda -> ../devices/…/1-1.2/…/block/sda`). */
+  async linkTarget(boardPath: string): Promise<string | null> {
+    try {
+      return await readlink(this.path(boardPath));
+    } catch {
+      return null;
+    }
+  }
+
+  /** A symlink at `boardPath` to the board path `target` (configfs links a function into a gadget configuration). */
+  async symlink(target: string, boardPath: string): Promise<void> {
+    await symlink(this.path(target), this.path(boardPath));
   }
 
   async write(boardPath: string, content: string): Promise<void> {

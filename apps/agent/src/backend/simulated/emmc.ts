@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-import { RECLAIM_EVERY_BYTES, reclaimTransferBuffers } from './reclaim.js';
 import { BoardError } from '../backend.js';
+import { digestOf } from '../image-digest.js';
+import { RECLAIM_EVERY_BYTES, reclaimTransferBuffers } from '../reclaim.js';
 
 const ZEROS = Buffer.alloc(1024 * 1024);
 
@@ -71,27 +72,5 @@ export async function writeImage(
     }
     await rm(partial, { force: true });
     throw err;
-  }
-}
-
-/**
- * SHA-256 of a file read through one reused buffer: a stream would allocate a fresh buffer per chunk, and on a
- * 128 MB controller hundreds of MB of short-lived buffers raise the resident size before the collector catches up.
- */
-async function digestOf(path: string, signal: AbortSignal): Promise<string> {
-  const hash = createHash('sha256');
-  const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const file = await open(path, 'r');
-  try {
-    for (;;) {
-      signal.throwIfAborted();
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) {
-        return hash.digest('hex');
-      }
-      hash.update(buffer.subarray(0, bytesRead));
-    }
-  } finally {
-    await file.close();
   }
 }
