@@ -10,6 +10,7 @@ import {
   ZBoardListQuerySchema,
   ZBoardPageSchema,
   ZBoardScanSchema,
+  ZBoardScanResultSchema,
   ZBoardSchema,
   ZBoardUpdateSchema,
   ZThermalHistoryQuerySchema,
@@ -98,6 +99,7 @@ export class BoardsController {
   @ApiDoc({
     summary: 'Probe an explicit address range (≤ 1024 candidates) and register what answers',
     tags: ['boards'],
+    response: ZBoardScanResultSchema,
   })
   scan(@Body({ schema: ZBoardScanSchema }) body: TBoardScan) {
     return this.boards.scan(body);

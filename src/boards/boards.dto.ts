@@ -243,3 +243,21 @@ export const ZThermalHistoryQuerySchema = z.strictObject({
   resolution: z.enum(['raw', '5m']).default('raw'),
   limit: z.coerce.number().int().min(1).max(10000).default(1000),
 });
+
+/** What POST /boards/scan answers (boards.service.ts scan). */
+export const ZBoardScanResultSchema = z
+  .object({
+    dry_run: z.boolean(),
+    probed: z.number().int().describe('address/port/path combinations tried'),
+    found: z.array(
+      z.object({
+        base_url: z.string(),
+        dialect: z.enum(['agent', 'fork', 'upstream']),
+        version: z.string().describe('the daemon’s version'),
+        already_registered: z.boolean(),
+      }),
+    ),
+    registered: z.array(ZBoardSchema).describe('the boards this scan registered (none on a dry run)'),
+    unanswered: z.number().int(),
+  })
+  .meta({ id: 'BoardScanResult' });

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { OperationId } from '@tpfleet/board-api';
-import { BoardClientError, capabilities, errorReason, type BoardClient } from '@tpfleet/board-api/client';
+import { capabilities, errorReason, type BoardClient } from '@tpfleet/board-api/client';
 import { AuditService } from '../auth/audit.service.js';
 import type { Actor } from '../auth/roles.js';
 import { parseLabelSelector } from '../common/label-selector.js';
-import { BoardFailedError, ConflictError, InvalidInputError, notFound } from '../common/errors.js';
+import { ConflictError, InvalidInputError, notFound } from '../common/errors.js';
 import { RequestContext } from '../common/request-context.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { throwBoardCallFailure } from './board-call-failure.js';
+import { notCallableReason } from './board-capabilities.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { type Board, BoardsRepository } from './boards.repository.js';
 import { MAX_BULK_BOARDS, type NodeActionName, type TBulkNodeAction, type TNodeAction } from './node-actions.dto.js';
@@ -37,14 +39,9 @@ export function refusalReason(
   action: NodeActionName,
   offered: typeof capabilities = capabilities,
 ): string | null {
-  if (board.decommissionedAt) {
-    return `board ${board.name} is decommissioned`;
-  }
-  if (board.state === 'credentials_invalid') {
-    return `board ${board.name} refused its credentials; update them first`;
-  }
-  if (!board.dialect) {
-    return `board ${board.name} has not been reached yet, so its dialect and capabilities are unknown`;
+  const notCallable = notCallableReason(board);
+  if (notCallable || !board.dialect) {
+    return notCallable;
   }
   const op = ACTION_OPERATION[action];
   if (!offered(board.dialect, board.daemonVersion ?? undefined).has(op)) {
@@ -102,13 +99,7 @@ export class NodeActionsService {
     try {
       [power] = await this.clients.client(board).call('getPower', {}, { timeoutMs: ACTION_TIMEOUT_MS });
     } catch (err) {
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
-          board_id: board.id,
-          reason: errorReason(err),
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not answer', err);
     }
     const state = (v: string | undefined) => (v === '1' ? 'on' : v === '0' ? 'off' : 'unknown');
     return { board_id: board.id, nodes: [1, 2, 3, 4].map((node) => ({ node, power: state(power?.[`node${node}`]) })) };
@@ -130,13 +121,7 @@ export class NodeActionsService {
         bus_type: usb!.bus_type,
       };
     } catch (err) {
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not answer: ${err.message}`, {
-          board_id: board.id,
-          reason: errorReason(err),
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not answer', err);
     }
   }
 
@@ -164,13 +149,7 @@ export class NodeActionsService {
         node,
         error: err instanceof Error ? err.message : String(err),
       });
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not do it: ${err.message}`, {
-          board_id: board.id,
-          reason,
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not do it', err);
     }
     await this.timeline.record(board.id, 'job', `${input.action} node ${node}: done`, {
       action: input.action,

@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { BoardClientError, BoardHttpError, errorReason } from '@tpfleet/board-api/client';
+import { BoardHttpError } from '@tpfleet/board-api/client';
 import { roleAllows, type Actor } from '../auth/roles.js';
+import { throwBoardCallFailure } from '../boards/board-call-failure.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { decodeCursor, toPage } from '../common/pagination.js';
 import {
-  BoardFailedError,
   ConflictError,
   ForbiddenError,
   InvalidInputError,
@@ -174,13 +174,7 @@ export class ConfigBackupsService {
     try {
       return (await this.clients.client(board).getConfig()) as Record<string, unknown>;
     } catch (err) {
-      if (err instanceof BoardClientError) {
-        throw new BoardFailedError(`board ${board.name} did not answer GET /config: ${err.message}`, {
-          board_id: board.id,
-          reason: errorReason(err),
-        });
-      }
-      throw err;
+      throwBoardCallFailure(board, 'did not answer GET /config', err);
     }
   }
 

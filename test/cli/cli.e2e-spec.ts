@@ -21,7 +21,10 @@ import {
 } from '../firmware/helpers.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { requireRedis } from '../support/redis.js';
-import { runCli } from './tpfleet.js';
+import { BoardClient } from '@tpfleet/board-api/client';
+import { waitFor } from '../boards/api.js';
+import { type Document, responseChecker } from '../fleet-api/response-schemas.js';
+import { runCli, startCli } from './tpfleet.js';
 
 const redis = requireRedis();
 
@@ -35,7 +38,7 @@ function closedPort(): Promise<number> {
   });
 }
 
-// Boards 1..6 in two racks; gpu on odd boards. Board 7 is registered through the CLI.
+// Boards 1..6 in two racks; gpu on odd boards. Board 7 is registered through the CLI, 8 and 9 by a scan.
 const rackOf = (i: number) => (i <= 3 ? 'r1' : 'r2');
 const tierOf = (i: number) => (i % 2 === 1 ? 'gpu' : 'cpu');
 
@@ -53,7 +56,7 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     home = mkdtempSync(join(tmpdir(), 'tpfleet-cli-'));
     env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
     host = await startFirmwareHost();
-    rack = await startRack(7, ['--boot-delay-ms', '300', '--trust-loopback']);
+    rack = await startRack(9, ['--boot-delay-ms', '300', '--trust-loopback']);
     app = await startTestApp({
       redisUrl: redis.url,
       env: { POLL_INTERVAL_SECONDS: '2', POLL_SLOW_INTERVAL_SECONDS: '5', POLL_TIMEOUT_MS: '5000' },
@@ -292,5 +295,241 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     expect((await cli(['__complete', 'rollouts', 'w'])).stdout).toBe('watch\n');
     expect((await cli(['__complete', 'boards', 'list', '--sel'])).stdout).toBe('--selector\n');
     expect((await cli(['completion', 'tcsh'])).code).toBe(2);
+  });
+  it('the answers of rollouts, the catalogue and tokens are what the OpenAPI document says', async () => {
+    const doc = (await api('GET', '/api/openapi.json')).body as Document;
+    const check = responseChecker(doc);
+    const errors: string[] = [];
+    const expectDocumented = (method: string, path: string, res: { status: number; body: unknown }) =>
+      errors.push(...check(method, path, res.status, res.body));
+
+    const list = await api('GET', '/api/v1/firmware/rollouts');
+    expect(list.body.items.length).toBeGreaterThan(0);
+    expectDocumented('GET', '/api/v1/firmware/rollouts', list);
+    const id = list.body.items[0].id as string;
+    expectDocumented('GET', '/api/v1/firmware/rollouts/{id}', await api('GET', `/api/v1/firmware/rollouts/${id}`));
+    const rollout = { version: TARGET, source: 'test-http', selector: { labels: 'rack=r2' } };
+    const plan = await api('POST', '/api/v1/firmware/rollouts', { ...rollout, name: 'plan', dry_run: true });
+    expect(plan.status).toBe(200);
+    expect(plan.body.boards.length).toBe(3);
+    errors.push(...check('POST', '/api/v1/firmware/rollouts', 201, plan.body)); // one schema for both answers
+    const manual = await api('POST', '/api/v1/firmware/rollouts', { ...rollout, name: 'manual', start: 'manual' });
+    expect(manual.status).toBe(201);
+    expectDocumented('POST', '/api/v1/firmware/rollouts', manual);
+    const cancelled = await api('POST', `/api/v1/firmware/rollouts/${manual.body.id}/cancel`);
+    expect(cancelled.body.status).toBe('cancelled');
+    expectDocumented('POST', '/api/v1/firmware/rollouts/{id}/{action}', cancelled);
+
+    const catalogue = await api('GET', '/api/v1/firmware/catalogue?selector=rack%3Dr1');
+    expect(catalogue.body.answered).toBe(3);
+    expect(catalogue.body.versions.length).toBeGreaterThan(0);
+    expectDocumented('GET', '/api/v1/firmware/catalogue', catalogue);
+
+    const token = await api('POST', '/api/v1/tokens', { name: 'schema-check', role: 'viewer', expires_in_days: 1 });
+    expectDocumented('POST', '/api/v1/tokens', token);
+    expectDocumented('GET', '/api/v1/tokens', await api('GET', '/api/v1/tokens'));
+    expectDocumented('DELETE', '/api/v1/tokens/{id}', await api('DELETE', `/api/v1/tokens/${token.body.id}`));
+    expect(errors).toEqual([]);
+    // The checker is not blind: a body missing a documented field is refused.
+    expect(check('GET', '/api/v1/firmware/rollouts/{id}', 200, { ...cancelled.body, waves: undefined })).not.toEqual(
+      [],
+    );
+  });
+
+  it('config push sets the boards’ hostnames; config restore puts one back, with a job event on events tail', async () => {
+    const boardClient = new BoardClient({ baseUrl: rack.boardUrl(6) });
+    const fw6 = (await api('GET', '/api/v1/boards?q=fw6')).body.items[0].id as string;
+    expect((await api('POST', `/api/v1/boards/${fw6}/config/backups`)).status).toBe(202);
+    await waitFor(
+      'the first backup of fw6',
+      () => api('GET', `/api/v1/boards/${fw6}/config/versions`),
+      (r) => r.body.items?.length === 1,
+      20_000,
+    );
+    const original = (await boardClient.getHostname()).hostname;
+    const template = await api('POST', '/api/v1/config-templates', {
+      name: 'cli-host',
+      hostname_pattern: 'cli-{name}',
+    });
+    expect(template.status).toBe(201);
+
+    const dry = await cli(['config', 'push', 'cli-host', '-l', 'rack=r2', '--dry-run', '-o', 'json']);
+    expect(dry.code).toBe(0);
+    const planned = JSON.parse(dry.stdout) as { boards: Array<{ name: string; changes: Array<{ to: unknown }> }> };
+    expect(planned.boards.map((b) => [b.name, b.changes.map((c) => c.to)])).toEqual([
+      ['fw4', ['cli-fw4']],
+      ['fw5', ['cli-fw5']],
+      ['fw6', ['cli-fw6']],
+    ]);
+    expect((await boardClient.getHostname()).hostname).toBe(original); // a dry run sends nothing
+    const unconfirmed = await cli(['config', 'push', 'cli-host', '-l', 'rack=r2']);
+    expect(unconfirmed).toMatchObject({ code: 2, stdout: '' });
+    expect(unconfirmed.stderr).toContain('pass --yes to confirm');
+    const missing = await cli(['config', 'push', 'no-such-template', '-l', 'rack=r2', '--yes']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: .*no-such-template/);
+
+    const pushed = await cli(['config', 'push', 'cli-host', '-l', 'rack=r2', '--yes', '-o', 'json']);
+    expect(pushed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(pushed.stdout).boards).toHaveLength(3);
+    await waitFor(
+      'fw6 renamed by the push',
+      () => boardClient.getHostname(),
+      (h) => h.hostname === 'cli-fw6',
+      30_000,
+    );
+
+    const tail = startCli(['events', 'tail', '--types', 'job', '-o', 'json'], env);
+    await new Promise((r) => setTimeout(r, 1500)); // the stream is open before the action
+    const restored = await cli(['config', 'restore', 'fw6', '1', '--fields', 'hostname', '--yes', '-o', 'json']);
+    expect(restored).toMatchObject({ code: 0, stderr: '' });
+    const restore = JSON.parse(restored.stdout) as { id: string; status: string };
+    expect(restore.status).toBe('pending');
+    await waitFor(
+      'fw6 restored',
+      () => boardClient.getHostname(),
+      (h) => h.hostname === original,
+      30_000,
+    );
+    await tail.waitForOutput(/"type":"job","action":"completed"/);
+    const ended = await tail.stop('SIGINT');
+    expect(ended).toMatchObject({ code: 0, stderr: '' });
+    const events = ended.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; action: string });
+    expect(events.some((e) => e.type === 'job' && e.action === 'completed')).toBe(true);
+
+    const diff = await api('GET', `/api/v1/boards/${fw6}/config/diff?from=1&to=live`);
+    expect(diff.body).toMatchObject({ identical: true, changes: [] });
+    const check = responseChecker((await api('GET', '/api/openapi.json')).body as Document);
+    expect(check('GET', '/api/v1/boards/{id}/config/diff', 200, diff.body)).toEqual([]);
+    const cliDiff = await cli(['config', 'diff', 'fw6', '--from', '1', '-o', 'json']);
+    expect(JSON.parse(cliDiff.stdout)).toMatchObject({ identical: true, changes: [] });
+
+    const noVersion = await cli(['config', 'restore', 'fw6', '99', '--yes']);
+    expect(noVersion.code).toBe(1);
+    expect(noVersion.stderr).toContain('(HTTP 404)');
+    const badField = await cli(['config', 'restore', 'fw6', '1', '--fields', 'colour', '--yes']);
+    expect(badField).toMatchObject({ code: 2, stderr: expect.stringContaining('--fields: "colour"') });
+    expect(await cli(['config', 'restore', 'fw6', 'latest', '--yes'])).toMatchObject({
+      code: 2,
+      stderr: 'error: <version>: expected a whole number from 1, got "latest"\n',
+    });
+  }, 120_000);
+
+  it('silences alerts by label for a while; a silence without a matcher or with a bad duration is a usage error', async () => {
+    const res = await cli([
+      'alerts',
+      'silence',
+      '--match',
+      'board=fw1',
+      '--for',
+      '30m',
+      '-m',
+      'r1 maintenance',
+      '-o',
+      'json',
+    ]);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    const silence = JSON.parse(res.stdout) as { id: string };
+    const stored = await api('GET', `/api/v1/silences/${silence.id}`);
+    expect(stored.body).toMatchObject({
+      state: 'active',
+      comment: 'r1 maintenance',
+      matchers: [{ name: 'board', value: 'fw1', is_regex: false }],
+    });
+    const minutes = (Date.parse(stored.body.ends_at) - Date.parse(stored.body.starts_at)) / 60_000;
+    expect(minutes).toBe(30);
+    expect((await cli(['alerts', 'silences', '-o', 'name'])).stdout).toContain(silence.id);
+    expect(await cli(['alerts', 'silence', '-m', 'x'])).toMatchObject({ code: 2 });
+    expect(await cli(['alerts', 'silence', '--match', 'board=fw1', '--for', 'soon', '-m', 'x'])).toMatchObject({
+      code: 2,
+      stderr: 'error: duration "soon": expected e.g. 30m, 2h or 1d\n',
+    });
+  });
+
+  it('polls a board now; an unknown board is refused', async () => {
+    const res = await cli(['boards', 'poll', 'fw2', '-o', 'json']);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(res.stdout)).toMatchObject({ name: 'fw2', state: 'online' });
+    expect(await cli(['boards', 'poll', 'nope'])).toMatchObject({ code: 1, stderr: 'error: no board named "nope"\n' });
+  });
+
+  it('scans a range and registers the boards that answer', async () => {
+    const port = new URL(rack.url).port;
+    const args = ['boards', 'scan', '127.0.0.1', '--scheme', 'http', '--port', port, '--port', '9'];
+    const paths = ['--path', '/boards/8', '--path', '/boards/9', '--path', '/boards/1', '--label', 'found=cli'];
+    const dry = await cli([...args, ...paths, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toBe('probed 6: 3 answered (1 already registered), registered none\n');
+
+    const res = await cli([...args, ...paths, '-o', 'json']);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    const scanned = JSON.parse(res.stdout);
+    const check = responseChecker((await api('GET', '/api/openapi.json')).body as Document);
+    expect(check('POST', '/api/v1/boards/scan', 200, scanned)).toEqual([]);
+    const names = (scanned.registered as Array<{ name: string }>).map((b) => b.name);
+    expect(names).toHaveLength(2);
+    const listed = await cli(['boards', 'list', '-l', 'found=cli', '-o', 'name']);
+    expect(listed.stdout.trimEnd().split('\n').sort()).toEqual([...names].sort());
+    expect((await cli([...args, ...paths])).stdout).toBe(
+      'probed 6: 3 answered (3 already registered), registered none\n',
+    );
+    expect((await cli(['boards', 'scan', '127.0.0.1', '--scheme', 'ftp'])).code).toBe(2);
+    const refused = await cli(['boards', 'scan', '127.0.0.1', '10.0.0.1']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('(HTTP 400)');
+  });
+
+  it('acknowledges a firing alert: it shows acknowledged; an unknown alert is refused with the detail', async () => {
+    // A rule that fires at once on the scanned boards (any reading above 1 °C).
+    const rule = await api('POST', '/api/v1/alert-rules', {
+      name: 'cli_warm',
+      kind: 'temperature',
+      severity: 'info',
+      threshold: 1,
+      dwell_seconds: 0,
+      selector: 'found=cli',
+    });
+    expect(rule.status).toBe(201);
+    const firing = await waitFor(
+      'a cli_warm alert firing',
+      () => api('GET', '/api/v1/alerts?rule=cli_warm&status=firing'),
+      (r) => r.body.items?.length > 0,
+      30_000,
+    );
+    const id = firing.value.body.items[0].id as string;
+    const listed = await cli(['alerts', 'list', '--unacknowledged', '-o', 'name']);
+    expect(listed.stdout.split('\n')).toContain(id);
+
+    const ack = await cli(['alerts', 'ack', id, '-m', 'looking at it', '-o', 'json']);
+    expect(ack).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(ack.stdout)).toMatchObject({
+      id,
+      acknowledged: { by: expect.any(String), comment: 'looking at it' },
+    });
+    expect((await api('GET', `/api/v1/alerts/${id}`)).body.acknowledged).toMatchObject({ comment: 'looking at it' });
+    expect((await cli(['alerts', 'list', '--unacknowledged', '-o', 'name'])).stdout.split('\n')).not.toContain(id);
+
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const unknown = await cli(['alerts', 'ack', missing]);
+    const direct = await api('POST', `/api/v1/alerts/${missing}/acknowledge`, {});
+    expect(unknown).toMatchObject({ code: 1, stderr: `error: ${direct.body.detail} (HTTP ${direct.status})\n` });
+    expect(direct.status).toBe(404);
+    expect((await cli(['alerts', 'ack'])).code).toBe(2);
+    expect((await api('DELETE', `/api/v1/alert-rules/${rule.body.id}`)).status).toBeLessThan(300);
+  }, 60_000);
+
+  it('decommissions a board after confirmation: it leaves the list', async () => {
+    const unconfirmed = await cli(['boards', 'decommission', 'cli-7']);
+    expect(unconfirmed.code).toBe(2);
+    const res = await cli(['boards', 'decommission', 'cli-7', '--yes', '-o', 'json']);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(res.stdout)).toMatchObject({ name: 'cli-7', state: 'decommissioned' });
+    expect((await cli(['boards', 'list', '-o', 'name'])).stdout.split('\n')).not.toContain('cli-7');
+    expect((await cli(['boards', 'list', '--all', '-o', 'name'])).stdout.split('\n')).toContain('cli-7');
+    const unknown = await cli(['boards', 'decommission', 'cli-77', '--yes']);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'error: no board named "cli-77"\n' });
   });
 });

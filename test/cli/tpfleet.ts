@@ -36,3 +36,43 @@ export function runCli(
     child.stdin.end(input ?? '');
   });
 }
+
+export interface RunningCli {
+  /** What it printed so far. */
+  readonly stdout: () => string;
+  /** Resolves once stdout matches (rejects after `timeoutMs`, with what it printed). */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Sends the signal and resolves with how it ended. */
+  stop(signal: NodeJS.Signals): Promise<CliResult>;
+}
+
+/** Starts a long-running tpfleet (e.g. `events tail`), for a test that acts while it runs and then signals it. */
+export function startCli(args: string[], env: Record<string, string>): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { HOME: env.HOME ?? '/nonexistent', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const ended = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return {
+    stdout: () => stdout,
+    async waitForOutput(pattern, timeoutMs = 20_000) {
+      const started = Date.now();
+      while (!pattern.test(stdout)) {
+        if (Date.now() - started > timeoutMs || child.exitCode !== null) {
+          child.kill('SIGKILL');
+          throw new Error(`tpfleet ${args.join(' ')} printed no ${pattern}: stdout ${stdout} stderr ${stderr}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    stop(signal) {
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      return ended.finally(() => clearTimeout(timer));
+    },
+  };
+}

@@ -1395,6 +1395,22 @@ export interface components {
        */
       to?: string;
     };
+    BoardScanResult: {
+      dry_run: boolean;
+      found: {
+        already_registered: boolean;
+        base_url: string;
+        /** @enum {string} */
+        dialect: 'agent' | 'fork' | 'upstream';
+        /** @description the daemon’s version */
+        version: string;
+      }[];
+      /** @description address/port/path combinations tried */
+      probed: number;
+      /** @description the boards this scan registered (none on a dry run) */
+      registered: components['schemas']['Board'][];
+      unanswered: number;
+    };
     BoardTile: {
       firmware_version: string | null;
       /** @description The hottest sensor of the latest poll; null before one */
@@ -4732,7 +4748,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['BoardScanResult'];
         };
       };
     };

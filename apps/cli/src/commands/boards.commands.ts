@@ -205,7 +205,12 @@ Examples:
             } as FleetSchemas['BoardScanIn'],
           }),
         );
-        r.out.done(JSON.stringify(result, null, 2), result);
+        const known = result.found.filter((f) => f.already_registered).length;
+        const names = result.registered.map((b) => b.name).join(', ') || 'none';
+        r.out.done(
+          `probed ${result.probed}: ${result.found.length} answered (${known} already registered), registered ${names}`,
+          result,
+        );
       },
     );
 

@@ -91,17 +91,16 @@ export function configCommand(rt: RuntimeOf): Command {
     });
 
   config
-    .command('restore <board>')
+    .command('restore <board> <version>')
     .description('Restore a stored version to the board, all fields or some (backs the board up first; asks first)')
-    .requiredOption(
-      '--version <n>',
-      'the version number to restore (of this board, or of --from-board)',
-      parseInteger('--version', 1),
-    )
-    .option('--from-board <board>', "restore another board's version")
+    // The version is an argument, not --version: that is the program's own flag (it would print tpfleet's version
+    // and exit 0 with nothing restored).
+    .option('--from-board <board>', "restore another board's version (<version> is then that board's)")
     .option('--fields <list>', `only these fields: ${FIELDS.join(',')}`)
-    .action(async (board: string, opts: { version: number; fromBoard?: string; fields?: string }, cmd: Command) => {
+    .addHelpText('after', '\nExamples:\n  tpfleet config restore r1-b07 3 --fields hostname,ntp_servers')
+    .action(async (board: string, versionArg: string, opts: { fromBoard?: string; fields?: string }, cmd: Command) => {
       const r = rt(cmd);
+      const version = parseInteger('<version>', 1)(versionArg);
       const fields = opts.fields?.split(',').map((f) => {
         if (!(FIELDS as readonly string[]).includes(f)) {
           throw new UsageError(`--fields: "${f}" is not one of ${FIELDS.join(', ')}`);
@@ -110,21 +109,21 @@ export function configCommand(rt: RuntimeOf): Command {
       });
       const id = await boardId(r, board);
       const sourceBoard = opts.fromBoard ? await boardId(r, opts.fromBoard) : id;
-      const version = await r.call(
+      const stored = await r.call(
         r.client().GET('/api/v1/boards/{id}/config/versions/{seq}', {
-          params: { path: { id: sourceBoard, seq: opts.version } },
+          params: { path: { id: sourceBoard, seq: version } },
         }),
       );
-      await r.confirm(`Restore ${fields?.join(',') ?? 'all fields'} of version ${opts.version} to board ${board}?`);
+      await r.confirm(`Restore ${fields?.join(',') ?? 'all fields'} of version ${version} to board ${board}?`);
       const restore = await r.call(
         r.client().POST('/api/v1/boards/{id}/config/restore', {
           params: { path: { id } },
-          body: { version_id: version.id, fields },
+          body: { version_id: stored.id, fields },
         }),
       );
       const rs = restore as { id?: string; status?: string };
       r.out.done(
-        `restore of version ${opts.version} to ${board}: ${state(rs.status ?? 'queued')}${rs.id ? ` (${rs.id})` : ''}`,
+        `restore of version ${version} to ${board}: ${state(rs.status ?? 'queued')}${rs.id ? ` (${rs.id})` : ''}`,
         restore,
         rs.id,
       );

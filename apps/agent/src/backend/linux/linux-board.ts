@@ -419,7 +419,7 @@ export class LinuxBoard implements BoardBackend {
    * its usb-boot pin released and the persisted USB routing re-applied.
    */
   async flashNode(node: NodeId, source: AsyncIterable<Buffer>, options: FlashOptions): Promise<void> {
-    const disk = await this.exclusive(() => this.enterMassStorage(node));
+    const disk = await this.exclusive(() => this.enterMassStorage(node, options.signal));
     try {
       if (disk.bytes < options.size) {
         throw new BoardError(
@@ -692,7 +692,7 @@ export class LinuxBoard implements BoardBackend {
    * on, 1 s, pins released, then wait for a block device under the node's USB port, running rpiboot once if a CM4's
    * boot ROM shows up there. Any failure restores the node (off, routing back) before the refusal.
    */
-  private async enterMassStorage(node: NodeId): Promise<NodeDisk> {
+  private async enterMassStorage(node: NodeId, signal?: AbortSignal): Promise<NodeDisk> {
     const model = this.requireModel();
     if (!model.legacy && node === 1 && this.requireState().node1_usb) {
       throw new BoardError(
@@ -712,7 +712,7 @@ export class LinuxBoard implements BoardBackend {
         model.nodeChip,
         NODE_IDS.map((n) => [rpibootLine(n), 0] as const),
       );
-      return await this.waitForDisk(node, nodeUsbPort(model, node));
+      return await this.waitForDisk(node, nodeUsbPort(model, node), signal);
     } catch (error) {
       await this.leaveMassStorage(node);
       throw error instanceof BoardError
@@ -721,10 +721,12 @@ export class LinuxBoard implements BoardBackend {
     }
   }
 
-  private async waitForDisk(node: NodeId, port: string): Promise<NodeDisk> {
+  /** A cancelled flash stops waiting at the next poll, not after the whole timeout. */
+  private async waitForDisk(node: NodeId, port: string, signal?: AbortSignal): Promise<NodeDisk> {
     const deadline = this.now() + (this.options.msdTimeoutMs ?? MSD_TIMEOUT_MS);
     let rpibootRan = false;
     for (;;) {
+      signal?.throwIfAborted();
       const disk = await findNodeDisk(this.fs, port);
       if (disk) {
         this.log('info', `node ${node}: ${disk.device} (${disk.bytes} bytes) on USB port ${port}`);

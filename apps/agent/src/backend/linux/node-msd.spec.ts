@@ -164,6 +164,27 @@ describe('node flashing on Linux (the shared transfer flow)', () => {
     ]);
   });
 
+  it('a flash cancelled while the node is still enumerating stops waiting at once and restores the node', async () => {
+    const fixture = await started('v2.5');
+    const transfers = new Transfers({ backend: fixture.board, sdcardDir: join(tmp, 'mnt/sdcard') });
+    const handle = transfers.start({ target: { kind: 'flash', node: 4, verify: true }, file: 'x.img', size: 4096 });
+    // No module answers; the client cancels as soon as the usb-boot pins are released.
+    fixture.runner.answer((cmd, args) => {
+      if (cmd === 'gpioset' && args.join(' ') === 'gpiochip2 12=0 11=0 9=0 10=0') {
+        transfers.cancel(handle);
+      }
+      return undefined;
+    });
+    async function* never() {
+      yield Buffer.alloc(4096);
+    }
+    await expect(transfers.receive(handle, never())).rejects.toThrow();
+    expect(transfers.status()).toEqual({ Error: 'transfer cancelled' });
+    // No 500 ms polls after the cancel: the node was switched off right away.
+    expect(steps(fixture.events).filter((s) => s === 'sleep 500')).toEqual([]);
+    expect((await fixture.board.getPower()).node4).toBe('0');
+  });
+
   it('an image larger than the eMMC is refused with both sizes, and nothing is written', async () => {
     const fixture = await started('v2.5');
     emulateUsbBoot(fixture, { node: 2, disk: 'sdb', bytes: MIB });
