@@ -10,6 +10,26 @@ export const SOURCES_PUSH_OPERATIONS: readonly OperationId[] = ['postFirmwareSou
 type BoardFacts = Pick<Board, 'name' | 'dialect' | 'daemonVersion'>;
 
 /**
+ * Why nothing may be sent to this board on a person's behalf now, whatever the operation, or null: it is
+ * decommissioned, it refused its credentials (another login counts towards a ban), or it has not been reached yet
+ * (its dialect and so its capabilities are unknown). Node actions and node images check this before their own rules.
+ */
+export function notCallableReason(
+  board: Pick<Board, 'name' | 'dialect' | 'state' | 'decommissionedAt'>,
+): string | null {
+  if (board.decommissionedAt) {
+    return `board ${board.name} is decommissioned`;
+  }
+  if (board.state === 'credentials_invalid') {
+    return `board ${board.name} refused its credentials; update them first`;
+  }
+  if (!board.dialect) {
+    return `board ${board.name} has not been reached yet, so its dialect and capabilities are unknown`;
+  }
+  return null;
+}
+
+/**
  * Why a bulk job must leave this board out: the capability matrix (dialect and daemon version, the same table the
  * client routes by) lacks an operation the job needs. Null when the board can do it, or when it has not been
  * reached yet (its dialect is unknown; the job judges it again when it runs, once the board has been polled).

@@ -12,6 +12,7 @@ import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { throwBoardCallFailure } from './board-call-failure.js';
+import { notCallableReason } from './board-capabilities.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { type Board, BoardsRepository } from './boards.repository.js';
 import { MAX_BULK_BOARDS, type NodeActionName, type TBulkNodeAction, type TNodeAction } from './node-actions.dto.js';
@@ -38,14 +39,9 @@ export function refusalReason(
   action: NodeActionName,
   offered: typeof capabilities = capabilities,
 ): string | null {
-  if (board.decommissionedAt) {
-    return `board ${board.name} is decommissioned`;
-  }
-  if (board.state === 'credentials_invalid') {
-    return `board ${board.name} refused its credentials; update them first`;
-  }
-  if (!board.dialect) {
-    return `board ${board.name} has not been reached yet, so its dialect and capabilities are unknown`;
+  const notCallable = notCallableReason(board);
+  if (notCallable || !board.dialect) {
+    return notCallable;
   }
   const op = ACTION_OPERATION[action];
   if (!offered(board.dialect, board.daemonVersion ?? undefined).has(op)) {

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { capabilities, errorReason } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Actor } from '../auth/roles.js';
+import { notCallableReason } from './board-capabilities.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { type Board, BoardsRepository } from './boards.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
@@ -28,14 +29,9 @@ const FETCH_HEADERS_TIMEOUT_MS = 30_000;
 
 /** Why this board cannot take an image now, or null. */
 export function imageRefusal(board: Board): string | null {
-  if (board.decommissionedAt) {
-    return `board ${board.name} is decommissioned`;
-  }
-  if (board.state === 'credentials_invalid') {
-    return `board ${board.name} refused its credentials; update them first`;
-  }
-  if (!board.dialect) {
-    return `board ${board.name} has not been reached yet, so its dialect and capabilities are unknown`;
+  const notCallable = notCallableReason(board);
+  if (notCallable || !board.dialect) {
+    return notCallable;
   }
   const offered = capabilities(board.dialect, board.daemonVersion ?? undefined);
   const missing = NEEDED.filter((op) => !offered.has(op));

@@ -23,10 +23,11 @@ export const guardedPgClient = GuardedPgClient as unknown as typeof pg.Client;
  * to a refused statement: connection failures, terminated sessions, a server starting up or shutting down.
  */
 export function isConnectionLoss(err: unknown): boolean {
-  if (!(err instanceof Error)) {
+  // Not `instanceof Error`: socket errors can come from another realm (Node's own Error under jest's VM modules).
+  if (typeof err !== 'object' || err === null || typeof (err as { message?: unknown }).message !== 'string') {
     return false;
   }
-  const code = (err as { code?: unknown }).code;
+  const { code, message } = err as { code?: unknown; message: string };
   if (typeof code === 'string') {
     // SQLSTATE class 08 (connection exception), 57P01–57P03 (admin/crash shutdown, cannot connect now), 53300 (too
     // many connections). A database refusing connections answers 55000, too general a code: matched by its message.
@@ -34,7 +35,7 @@ export function isConnectionLoss(err: unknown): boolean {
       return true;
     }
   }
-  return CONNECTION_MESSAGES.some((m) => m.test(err.message));
+  return CONNECTION_MESSAGES.some((m) => m.test(message));
 }
 
 const SOCKET_CODES = new Set([

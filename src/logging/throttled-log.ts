@@ -18,7 +18,10 @@ export class ThrottledLog {
   ) {}
 
   fail(err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
+    const message =
+      typeof err === 'object' && err !== null && typeof (err as Error).message === 'string'
+        ? (err as Error).message
+        : String(err);
     const now = Date.now();
     if (this.failing && now - this.lastAt < this.everyMs) {
       this.suppressed++;
