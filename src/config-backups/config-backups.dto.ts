@@ -283,3 +283,38 @@ export const ZConfigDiffSchema = z
     changes: z.array(ZFieldChangeSchema),
   })
   .meta({ id: 'ConfigDiff' });
+
+const template = ZTemplateSchema.shape;
+
+/** A template as answered (config-templates.service.ts templateDto): every field present, null when not set. */
+export const ZTemplateViewSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string().nullable(),
+    hostname_pattern: z.string().nullable(),
+    ntp_servers: template.ntp_servers.unwrap(),
+    firmware_sources: template.firmware_sources.unwrap(),
+    nodes: template.nodes.unwrap(),
+    fields: z.array(z.enum(CONFIG_FIELDS)).describe('The fields this template sets'),
+    bound_boards: z.number().int().optional().describe('Boards bound to it (one template only)'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'ConfigTemplateView' });
+
+export const ZDriftPageSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        board_id: z.uuid(),
+        name: z.string().nullable(),
+        template_id: z.uuid(),
+        status: z.string().describe('in_sync, drifted, unknown'),
+        fields: z.array(ZFieldChangeSchema).describe('What differs from the template'),
+        checked_at: z.iso.datetime().nullable(),
+      }),
+    ),
+    summary: z.record(z.string(), z.number().int()).describe('Boards per status'),
+  })
+  .meta({ id: 'ConfigDrift' });

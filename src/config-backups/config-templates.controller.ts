@@ -1,13 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CurrentActor, RequireRole } from '../auth/auth.decorators.js';
 import type { Actor } from '../auth/roles.js';
+import { z } from 'zod';
 import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import {
+  ZDriftPageSchema,
   ZDriftQuerySchema,
   ZIdParamSchema,
   ZPushResultSchema,
   ZPushSchema,
   ZTemplateSchema,
+  ZTemplateViewSchema,
   type TPush,
   type TTemplate,
 } from './config-backups.dto.js';
@@ -20,7 +23,11 @@ export class ConfigTemplatesController {
 
   @Get('config-templates')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'Config templates', tags: ['config'] })
+  @ApiDoc({
+    summary: 'Config templates',
+    tags: ['config'],
+    response: z.object({ items: z.array(ZTemplateViewSchema) }),
+  })
   list() {
     return this.templates.list();
   }
@@ -31,6 +38,7 @@ export class ConfigTemplatesController {
   @ApiDoc({
     summary: 'Create a template: any subset of hostname pattern, NTP servers, firmware sources, node labels',
     tags: ['config'],
+    response: ZTemplateViewSchema,
   })
   create(@Body({ schema: ZTemplateSchema }) body: TTemplate) {
     return this.templates.create(body);
@@ -38,14 +46,22 @@ export class ConfigTemplatesController {
 
   @Get('config-templates/:id')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'One template and how many boards are bound to it', tags: ['config'] })
+  @ApiDoc({
+    summary: 'One template and how many boards are bound to it',
+    tags: ['config'],
+    response: ZTemplateViewSchema,
+  })
   get(@Param({ schema: ZIdParamSchema }) params: { id: string }) {
     return this.templates.get(params.id);
   }
 
   @Put('config-templates/:id')
   @RequireRole('admin')
-  @ApiDoc({ summary: 'Replace a template (bound boards are compared with it on their next backup)', tags: ['config'] })
+  @ApiDoc({
+    summary: 'Replace a template (bound boards are compared with it on their next backup)',
+    tags: ['config'],
+    response: ZTemplateViewSchema,
+  })
   replace(
     @Param({ schema: ZIdParamSchema }) params: { id: string },
     @Body({ schema: ZTemplateSchema }) body: TTemplate,
@@ -102,6 +118,7 @@ export class ConfigTemplatesController {
   @ApiDoc({
     summary: 'Boards bound to a template and their drift (in_sync / drifted with the differing fields)',
     tags: ['config'],
+    response: ZDriftPageSchema,
   })
   drift(@Query({ schema: ZDriftQuerySchema }) query: { selector?: string; status?: string }) {
     return this.templates.drift(query.selector, query.status);

@@ -442,6 +442,24 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     expect(diff.body).toMatchObject({ identical: true, changes: [] });
     const check = responseChecker((await api('GET', '/api/openapi.json')).body as Document);
     expect(check('GET', '/api/v1/boards/{id}/config/diff', 200, diff.body)).toEqual([]);
+    // The template and drift answers are what the document says.
+    const answers: Array<[string, string, { status: number; body: unknown }]> = [
+      ['POST', '/api/v1/config-templates', template],
+      ['GET', '/api/v1/config-templates', await api('GET', '/api/v1/config-templates')],
+      ['GET', '/api/v1/config-templates/{id}', await api('GET', `/api/v1/config-templates/${template.body.id}`)],
+      [
+        'PUT',
+        '/api/v1/config-templates/{id}',
+        await api('PUT', `/api/v1/config-templates/${template.body.id}`, {
+          name: 'cli-host',
+          hostname_pattern: 'cli-{name}',
+          ntp_servers: ['ntp1.example.net'],
+        }),
+      ],
+      ['GET', '/api/v1/config-drift', await api('GET', '/api/v1/config-drift')],
+    ];
+    expect((answers[4]![2].body as { items: unknown[] }).items.length).toBe(3); // the pushed boards are bound
+    expect(answers.flatMap(([method, path, res]) => check(method, path, res.status, res.body))).toEqual([]);
     const cliDiff = await cli(['config', 'diff', 'fw6', '--from', '1', '-o', 'json']);
     expect(JSON.parse(cliDiff.stdout)).toMatchObject({ identical: true, changes: [] });
 

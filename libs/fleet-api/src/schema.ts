@@ -1567,6 +1567,31 @@ export interface components {
             live: true;
           };
     };
+    ConfigDrift: {
+      items: {
+        /** Format: uuid */
+        board_id: string;
+        /** Format: date-time */
+        checked_at: string | null;
+        /** @description What differs from the template */
+        fields: {
+          field: string;
+          from: unknown;
+          /** @description e.g. hostname, ntp_servers[0], firmware_sources[fork], nodes[2].name */
+          path: string;
+          to: unknown;
+        }[];
+        name: string | null;
+        /** @description in_sync, drifted, unknown */
+        status: string;
+        /** Format: uuid */
+        template_id: string;
+      }[];
+      /** @description Boards per status */
+      summary: {
+        [key: string]: number;
+      };
+    };
     ConfigPolicyIn: {
       /** @description Default backup interval */
       backup_interval_seconds?: number;
@@ -1716,6 +1741,47 @@ export interface components {
         | null;
       /** @description Time servers in order ([] = the board default) */
       ntp_servers?: string[] | null;
+    };
+    ConfigTemplateView: {
+      /** @description Boards bound to it (one template only) */
+      bound_boards?: number;
+      /** Format: date-time */
+      created_at: string;
+      description: string | null;
+      /** @description The fields this template sets */
+      fields: ('hostname' | 'ntp_servers' | 'firmware_sources' | 'nodes')[];
+      firmware_sources: {
+        sources: {
+          /** @description Defaults to true */
+          enabled?: boolean;
+          /** @description Stable identifier, used by install; unique */
+          id: string;
+          /**
+           * @description `github`, `http` or `local`
+           * @enum {string}
+           */
+          kind: 'github' | 'http' | 'local';
+          /** @description Display name */
+          label: string;
+          /** @description github: `owner/repo`; http: directory URL; local: absolute path */
+          location: string;
+        }[];
+      } | null;
+      hostname_pattern: string | null;
+      /** Format: uuid */
+      id: string;
+      name: string;
+      nodes:
+        | {
+            id: number;
+            module_name?: string;
+            name?: string;
+            uart_baud?: number;
+          }[]
+        | null;
+      ntp_servers: string[] | null;
+      /** Format: date-time */
+      updated_at: string;
     };
     ConfigVersion: {
       /** Format: uuid */
@@ -5090,7 +5156,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigDrift'];
         };
       };
     };
@@ -5248,7 +5314,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            items: components['schemas']['ConfigTemplateView'][];
+          };
         };
       };
     };
@@ -5290,7 +5358,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigTemplateView'];
         };
       };
     };
@@ -5330,7 +5398,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigTemplateView'];
         };
       };
     };
@@ -5374,7 +5442,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigTemplateView'];
         };
       };
     };

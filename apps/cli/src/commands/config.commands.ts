@@ -28,10 +28,8 @@ async function templateId(r: Runtime, nameOrId: string): Promise<string> {
   if (isUuid(nameOrId)) {
     return nameOrId;
   }
-  const list = (await r.call(r.client().GET('/api/v1/config-templates'))) as {
-    items?: Array<{ id: string; name: string }>;
-  };
-  const found = (list.items ?? []).find((t) => t.name === nameOrId);
+  const list = await r.call(r.client().GET('/api/v1/config-templates'));
+  const found = list.items.find((t) => t.name === nameOrId);
   if (!found) {
     throw new CliError(`no config template named "${nameOrId}"`);
   }
