@@ -8,10 +8,12 @@ import {
   ZAlertListQuerySchema,
   ZAlertPageSchema,
   ZAlertSchema,
+  ZDeliveryPageSchema,
   ZDeliveryQuerySchema,
   ZIdParamSchema,
   ZReceiverCreateSchema,
   ZReceiverSchema,
+  ZReceiverTestResultSchema,
   ZReceiverUpdateSchema,
   ZRuleCreateSchema,
   ZRuleSchema,
@@ -215,14 +217,14 @@ export class ReceiversController {
   @Post(':id/test')
   @HttpCode(200)
   @RequireRole('admin')
-  @ApiDoc({ summary: 'Send a test notification now', tags: ['alerts'] })
+  @ApiDoc({ summary: 'Send a test notification now', tags: ['alerts'], response: ZReceiverTestResultSchema })
   test(@Param({ schema: ZIdParamSchema }) params: IdParam, @CurrentActor() actor: Actor) {
     return this.receivers.test(params.id, actor.name);
   }
 
   @Get(':id/deliveries')
   @RequireRole('admin')
-  @ApiDoc({ summary: 'Delivery log of a receiver (newest first)', tags: ['alerts'] })
+  @ApiDoc({ summary: 'Delivery log of a receiver (newest first)', tags: ['alerts'], response: ZDeliveryPageSchema })
   deliveries(
     @Param({ schema: ZIdParamSchema }) params: IdParam,
     @Query({ schema: ZDeliveryQuerySchema }) query: { limit: number },

@@ -274,3 +274,29 @@ export const ZReceiverSchema = z.object({
 export type TReceiver = z.infer<typeof ZReceiverSchema>;
 
 export const ZDeliveryQuerySchema = ZPageQuerySchema.pick({ limit: true }).strict();
+
+export const ZReceiverTestResultSchema = z
+  .object({
+    ok: z.boolean(),
+    status: z.number().int().nullable().describe('The receiver’s HTTP status, when it answered'),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'ReceiverTestResult' });
+
+export const ZDeliveryPageSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        id: z.string(),
+        at: z.iso.datetime(),
+        group_key: z.string(),
+        attempt: z.number().int(),
+        ok: z.boolean(),
+        status: z.number().int().nullable(),
+        error: z.string().nullable(),
+        alert_ids: z.array(z.string()),
+        test: z.boolean().describe('A test notification (POST …/test)'),
+      }),
+    ),
+  })
+  .meta({ id: 'ReceiverDeliveries' });

@@ -7,7 +7,9 @@ import { ApiDoc } from '../openapi/api-doc.decorator.js';
 import { ProblemException } from '../common/problem.js';
 import { ConfigArchiveService } from './config-archive.service.js';
 import {
+  ZBackupPolicyViewSchema,
   ZBoardConfigSettingsSchema,
+  ZConfigStatusSchema,
   ZBoardVersionParamSchema,
   ZConfigDiffSchema,
   ZDiffQuerySchema,
@@ -40,6 +42,7 @@ export class ConfigBackupsController {
   @ApiDoc({
     summary: 'Backup schedule and status, latest version, template binding and drift (in_sync / drifted + fields)',
     tags: ['config'],
+    response: ZConfigStatusSchema,
   })
   status(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
     return this.backups.status(params.id);
@@ -47,7 +50,11 @@ export class ConfigBackupsController {
 
   @Patch('boards/:id/config')
   @RequireRole('admin')
-  @ApiDoc({ summary: 'Per-board backup interval, template binding and automatic re-apply', tags: ['config'] })
+  @ApiDoc({
+    summary: 'Per-board backup interval, template binding and automatic re-apply',
+    tags: ['config'],
+    response: ZConfigStatusSchema,
+  })
   settings(
     @Param({ schema: ZBoardIdParamSchema }) params: { id: string },
     @Body({ schema: ZBoardConfigSettingsSchema }) body: TBoardConfigSettings,
@@ -62,6 +69,7 @@ export class ConfigBackupsController {
     summary: 'Back up this board now (a job; a version is stored only if the content changed)',
     tags: ['config'],
     status: 202,
+    response: z.object({ board_id: z.uuid(), job_id: z.string(), status: z.literal('queued') }),
   })
   backupNow(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
     return this.backups.backupNow(params.id);
@@ -122,7 +130,11 @@ export class ConfigBackupsController {
 
   @Get('boards/:id/config/restores')
   @RequireRole('viewer')
-  @ApiDoc({ summary: 'Recent restores to this board with the board’s per-field reports', tags: ['config'] })
+  @ApiDoc({
+    summary: 'Recent restores to this board with the board’s per-field reports',
+    tags: ['config'],
+    response: z.object({ items: z.array(ZRestoreResultSchema) }),
+  })
   restores(@Param({ schema: ZBoardIdParamSchema }) params: { id: string }) {
     return this.backups.listRestores(params.id);
   }
@@ -152,6 +164,10 @@ export class ConfigBackupsController {
     summary: 'Back up every board a label selector matches, now (one job each)',
     tags: ['config'],
     status: 202,
+    response: z.object({
+      queued: z.number().int(),
+      unsupported: z.number().int().describe('matched boards whose daemon has no GET /config'),
+    }),
   })
   run(@Body({ schema: ZRunBackupsSchema }) body: { selector: string }) {
     return this.backups.backupSelector(body.selector);
@@ -162,6 +178,7 @@ export class ConfigBackupsController {
   @ApiDoc({
     summary: 'Default backup interval and retention (keep N, keep D days, last of each month)',
     tags: ['config'],
+    response: ZBackupPolicyViewSchema,
   })
   policy() {
     return this.backups.policy();
@@ -169,7 +186,11 @@ export class ConfigBackupsController {
 
   @Patch('config-backups/policy')
   @RequireRole('admin')
-  @ApiDoc({ summary: 'Change the default backup interval or the retention', tags: ['config'] })
+  @ApiDoc({
+    summary: 'Change the default backup interval or the retention',
+    tags: ['config'],
+    response: ZBackupPolicyViewSchema,
+  })
   updatePolicy(@Body({ schema: ZPolicySchema }) body: TPolicy) {
     return this.backups.updatePolicy(body);
   }

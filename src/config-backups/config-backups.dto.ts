@@ -318,3 +318,37 @@ export const ZDriftPageSchema = z
     summary: z.record(z.string(), z.number().int()).describe('Boards per status'),
   })
   .meta({ id: 'ConfigDrift' });
+
+/** A board's backup schedule, versions, template binding and drift (config-backups.service.ts status). */
+export const ZConfigStatusSchema = z
+  .object({
+    board_id: z.uuid(),
+    name: z.string(),
+    backup: z.object({
+      interval_seconds: z.number().int(),
+      interval_overridden: z.boolean().describe('false: the fleet policy’s interval'),
+      next_backup_at: z.iso.datetime().nullable(),
+      last_backup_at: z.iso.datetime().nullable(),
+      last_status: z.string().nullable(),
+      last_error: z.string().nullable(),
+    }),
+    versions: z.number().int(),
+    latest_version: ZVersionSchema.nullable(),
+    template: z.object({ id: z.uuid(), name: z.string() }).nullable(),
+    auto_reapply: z.boolean(),
+    drift: z.object({
+      status: z.string().describe('unbound, unknown, in_sync, drifted'),
+      fields: z.array(ZFieldChangeSchema),
+      checked_at: z.iso.datetime().nullable(),
+    }),
+  })
+  .meta({ id: 'ConfigStatus' });
+
+export const ZBackupPolicyViewSchema = z
+  .object({
+    backup_interval_seconds: z.number().int(),
+    keep_versions: z.number().int(),
+    keep_days: z.number().int(),
+    keep_monthly: z.boolean(),
+  })
+  .meta({ id: 'ConfigBackupPolicyView' });

@@ -377,7 +377,8 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
   it('config push sets the boards’ hostnames; config restore puts one back, with a job event on events tail', async () => {
     const boardClient = new BoardClient({ baseUrl: rack.boardUrl(6) });
     const fw6 = (await api('GET', '/api/v1/boards?q=fw6')).body.items[0].id as string;
-    expect((await api('POST', `/api/v1/boards/${fw6}/config/backups`)).status).toBe(202);
+    const backup = await api('POST', `/api/v1/boards/${fw6}/config/backups`);
+    expect(backup.status).toBe(202);
     await waitFor(
       'the first backup of fw6',
       () => api('GET', `/api/v1/boards/${fw6}/config/versions`),
@@ -459,6 +460,33 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
       ['GET', '/api/v1/config-drift', await api('GET', '/api/v1/config-drift')],
     ];
     expect((answers[4]![2].body as { items: unknown[] }).items.length).toBe(3); // the pushed boards are bound
+    const policy = await api('GET', '/api/v1/config-backups/policy');
+    const status = await api('GET', `/api/v1/boards/${fw6}/config`);
+    expect(status.body).toMatchObject({ name: 'fw6', template: { name: 'cli-host' } });
+    const { value: restores } = await waitFor(
+      'the restore reported applied',
+      () => api('GET', `/api/v1/boards/${fw6}/config/restores`),
+      (r) => r.body.items?.[0]?.status === 'applied',
+      20_000,
+    );
+    expect(restores.body.items[0].id).toBe(restore.id);
+    answers.push(
+      ['POST', '/api/v1/boards/{id}/config/backups', backup],
+      ['GET', '/api/v1/boards/{id}/config', status],
+      [
+        'PATCH',
+        '/api/v1/boards/{id}/config',
+        await api('PATCH', `/api/v1/boards/${fw6}/config`, { auto_reapply: false }),
+      ],
+      ['GET', '/api/v1/boards/{id}/config/restores', restores],
+      ['POST', '/api/v1/config-backups/run', await api('POST', '/api/v1/config-backups/run', { selector: 'rack=r2' })],
+      ['GET', '/api/v1/config-backups/policy', policy],
+      [
+        'PATCH',
+        '/api/v1/config-backups/policy',
+        await api('PATCH', '/api/v1/config-backups/policy', { keep_versions: policy.body.keep_versions }),
+      ],
+    );
     expect(answers.flatMap(([method, path, res]) => check(method, path, res.status, res.body))).toEqual([]);
     const cliDiff = await cli(['config', 'diff', 'fw6', '--from', '1', '-o', 'json']);
     expect(JSON.parse(cliDiff.stdout)).toMatchObject({ identical: true, changes: [] });
@@ -575,6 +603,23 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     expect(direct.status).toBe(404);
     expect((await cli(['alerts', 'ack'])).code).toBe(2);
     expect((await api('DELETE', `/api/v1/alert-rules/${rule.body.id}`)).status).toBeLessThan(300);
+
+    // A receiver nobody listens on: the test notification fails, and the delivery log says so.
+    const receiver = await api('POST', '/api/v1/alert-receivers', {
+      name: 'cli-hook',
+      type: 'webhook',
+      url: `http://127.0.0.1:${await closedPort()}/hook`,
+    });
+    expect(receiver.status).toBe(201);
+    const sent = await api('POST', `/api/v1/alert-receivers/${receiver.body.id}/test`);
+    expect(sent.body).toMatchObject({ ok: false, error: expect.any(String) });
+    const deliveries = await api('GET', `/api/v1/alert-receivers/${receiver.body.id}/deliveries`);
+    expect(deliveries.body.items[0]).toMatchObject({ ok: false, test: true });
+    const check = responseChecker((await api('GET', '/api/openapi.json')).body as Document);
+    expect([
+      ...check('POST', '/api/v1/alert-receivers/{id}/test', 200, sent.body),
+      ...check('GET', '/api/v1/alert-receivers/{id}/deliveries', 200, deliveries.body),
+    ]).toEqual([]);
   }, 60_000);
 
   it('decommissions a board after confirmation: it leaves the list', async () => {

@@ -12,18 +12,9 @@ import { type Document, undescribedResponses } from './response-schemas.js';
  * This list only shrinks: an operation given a schema must leave it, and no new operation may join it.
  */
 const NOT_YET_DESCRIBED = [
-  'GET /api/v1/alert-receivers/{id}/deliveries 200',
-  'POST /api/v1/alert-receivers/{id}/test 200',
-  'GET /api/v1/boards/{id}/config 200',
-  'PATCH /api/v1/boards/{id}/config 200',
-  'POST /api/v1/boards/{id}/config/backups 202',
-  'GET /api/v1/boards/{id}/config/restores 200',
   'POST /api/v1/boards/{id}/nodes/{node}/actions 200',
   'GET /api/v1/boards/{id}/thermal 200',
   'POST /api/v1/config-backups/import 200',
-  'GET /api/v1/config-backups/policy 200',
-  'PATCH /api/v1/config-backups/policy 200',
-  'POST /api/v1/config-backups/run 202',
 ];
 
 const REGENERATE = 'out of date: run `npm run api:openapi` and commit libs/fleet-api';
@@ -71,6 +62,15 @@ describe('libs/fleet-api against the running fleet manager', () => {
       'GET /api/v1/boards/{id}/config/diff 200',
       'POST /api/v1/boards/scan 200',
       'GET /api/openapi.json 200',
+      'GET /api/v1/alert-receivers/{id}/deliveries 200',
+      'POST /api/v1/alert-receivers/{id}/test 200',
+      'GET /api/v1/boards/{id}/config 200',
+      'PATCH /api/v1/boards/{id}/config 200',
+      'POST /api/v1/boards/{id}/config/backups 202',
+      'GET /api/v1/boards/{id}/config/restores 200',
+      'POST /api/v1/config-backups/run 202',
+      'GET /api/v1/config-backups/policy 200',
+      'PATCH /api/v1/config-backups/policy 200',
       'GET /api/v1/config-drift 200',
       'GET /api/v1/config-templates 200',
       'POST /api/v1/config-templates 201',

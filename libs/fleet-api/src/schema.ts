@@ -1527,6 +1527,12 @@ export interface components {
         [key: string]: number;
       };
     };
+    ConfigBackupPolicyView: {
+      backup_interval_seconds: number;
+      keep_days: number;
+      keep_monthly: boolean;
+      keep_versions: number;
+    };
     ConfigBackupRunIn: {
       /** @description Label selector ("" = every board) */
       selector: string;
@@ -1706,6 +1712,43 @@ export interface components {
        * @description The stored version (of this or another board)
        */
       version_id: string;
+    };
+    ConfigStatus: {
+      auto_reapply: boolean;
+      backup: {
+        /** @description false: the fleet policy’s interval */
+        interval_overridden: boolean;
+        interval_seconds: number;
+        /** Format: date-time */
+        last_backup_at: string | null;
+        last_error: string | null;
+        last_status: string | null;
+        /** Format: date-time */
+        next_backup_at: string | null;
+      };
+      /** Format: uuid */
+      board_id: string;
+      drift: {
+        /** Format: date-time */
+        checked_at: string | null;
+        fields: {
+          field: string;
+          from: unknown;
+          /** @description e.g. hostname, ntp_servers[0], firmware_sources[fork], nodes[2].name */
+          path: string;
+          to: unknown;
+        }[];
+        /** @description unbound, unknown, in_sync, drifted */
+        status: string;
+      };
+      latest_version: components['schemas']['ConfigVersion'] | null;
+      name: string;
+      template: {
+        /** Format: uuid */
+        id: string;
+        name: string;
+      } | null;
+      versions: number;
     };
     ConfigTemplateIn: {
       description?: string | null;
@@ -2557,6 +2600,27 @@ export interface components {
       title: string;
       type: string;
     };
+    ReceiverDeliveries: {
+      items: {
+        alert_ids: string[];
+        /** Format: date-time */
+        at: string;
+        attempt: number;
+        error: string | null;
+        group_key: string;
+        id: string;
+        ok: boolean;
+        status: number | null;
+        /** @description A test notification (POST …/test) */
+        test: boolean;
+      }[];
+    };
+    ReceiverTestResult: {
+      error: string | null;
+      ok: boolean;
+      /** @description The receiver’s HTTP status, when it answered */
+      status: number | null;
+    };
     UsbRouting: {
       /** Format: uuid */
       board_id: string;
@@ -3003,7 +3067,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ReceiverDeliveries'];
         };
       };
     };
@@ -3043,7 +3107,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ReceiverTestResult'];
         };
       };
     };
@@ -4041,7 +4105,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigStatus'];
         };
       };
     };
@@ -4085,7 +4149,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigStatus'];
         };
       };
     };
@@ -4125,7 +4189,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            /** Format: uuid */
+            board_id: string;
+            job_id: string;
+            /** @enum {string} */
+            status: 'queued';
+          };
         };
       };
     };
@@ -4254,7 +4324,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            items: components['schemas']['ConfigRestore'][];
+          };
         };
       };
     };
@@ -5027,7 +5099,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigBackupPolicyView'];
         };
       };
     };
@@ -5069,7 +5141,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigBackupPolicyView'];
         };
       };
     };
@@ -5111,7 +5183,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': {
+            queued: number;
+            /** @description matched boards whose daemon has no GET /config */
+            unsupported: number;
+          };
         };
       };
     };
