@@ -14,6 +14,7 @@ import {
   ZBoardSchema,
   ZBoardUpdateSchema,
   ZThermalHistoryQuerySchema,
+  ZThermalHistorySchema,
   type TBoardCreate,
   type TBoardListQuery,
   type TBoardScan,
@@ -210,6 +211,7 @@ export class BoardsController {
       'Thermal history: raw samples (kept THERMAL_RAW_RETENTION_HOURS, 1 day by default) or 5-minute means ' +
       '(THERMAL_ROLLUP_RETENTION_DAYS, 30 by default)',
     tags: ['boards'],
+    response: ZThermalHistorySchema,
   })
   async thermal(
     @Param({ schema: ZBoardIdParamSchema }) params: { id: string },

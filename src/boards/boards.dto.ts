@@ -261,3 +261,18 @@ export const ZBoardScanResultSchema = z
     unanswered: z.number().int(),
   })
   .meta({ id: 'BoardScanResult' });
+
+export const ZThermalHistorySchema = z
+  .object({
+    resolution: z.enum(['raw', '5m']),
+    items: z.array(
+      z.object({
+        sensor: z.string(),
+        at: z.iso.datetime().describe('The sample’s time, or the start of its 5-minute bucket'),
+        mean: z.number().describe('°C (a raw sample: its reading; min and max are the same)'),
+        min: z.number(),
+        max: z.number(),
+      }),
+    ),
+  })
+  .meta({ id: 'ThermalHistory' });

@@ -6,6 +6,7 @@ import {
   ZBoardIdParamSchema,
   ZBulkActionResultSchema,
   ZBulkNodeActionSchema,
+  ZNodeActionResultSchema,
   ZNodeActionSchema,
   ZNodeParamsSchema,
   ZNodePowerStateSchema,
@@ -48,6 +49,7 @@ export class NodeActionsController {
   @ApiDoc({
     summary: 'Power on/off, reset, USB mode or USB boot of one node (1-4); 409 if the board’s dialect cannot',
     tags: ['nodes'],
+    response: ZNodeActionResultSchema,
   })
   one(
     @Param({ schema: ZNodeParamsSchema }) params: { id: string; node: number },

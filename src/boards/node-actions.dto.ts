@@ -107,3 +107,12 @@ export const ZUsbRoutingSchema = z
     bus_type: z.enum(['Usb hub', 'Single bus']),
   })
   .meta({ id: 'UsbRouting' });
+
+export const ZNodeActionResultSchema = z
+  .object({
+    board_id: z.uuid(),
+    node: z.number().int(),
+    action: z.enum(NODE_ACTIONS),
+    status: z.literal('succeeded').describe('A refusal or failure is a problem+json answer instead'),
+  })
+  .meta({ id: 'NodeActionResult' });

@@ -15,6 +15,7 @@ import {
   ZDiffQuerySchema,
   ZExportQuerySchema,
   ZIdParamSchema,
+  ZImportSummarySchema,
   ZImportJsonSchema,
   ZPolicySchema,
   ZRestoreResultSchema,
@@ -201,6 +202,7 @@ export class ConfigBackupsController {
     summary: 'Every stored version of the selected boards as one JSON-lines archive',
     tags: ['config'],
     responseText: true,
+    textType: 'application/x-ndjson',
   })
   async export(@Query({ schema: ZExportQuerySchema }) query: { selector: string; include_decommissioned: boolean }) {
     const stream = await this.archive.export(query.selector, query.include_decommissioned);
@@ -216,6 +218,7 @@ export class ConfigBackupsController {
   @ApiDoc({
     summary: 'Import an archive (text/plain body, or JSON {"archive": "<lines>"}); idempotent',
     tags: ['config'],
+    response: ZImportSummarySchema,
   })
   import(@Body() body: unknown) {
     if (typeof body === 'string') {

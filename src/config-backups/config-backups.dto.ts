@@ -352,3 +352,13 @@ export const ZBackupPolicyViewSchema = z
     keep_monthly: z.boolean(),
   })
   .meta({ id: 'ConfigBackupPolicyView' });
+
+export const ZImportSummarySchema = z
+  .object({
+    lines: z.number().int(),
+    imported: z.number().int(),
+    duplicates: z.number().int().describe('Versions already stored (same content and capture time)'),
+    unmatched: z.array(z.object({ line: z.number().int(), board: z.string() })).describe('Boards not registered here'),
+    errors: z.array(z.object({ line: z.number().int(), error: z.string() })),
+  })
+  .meta({ id: 'ConfigImportSummary' });

@@ -316,6 +316,13 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     const manual = await api('POST', '/api/v1/firmware/rollouts', { ...rollout, name: 'manual', start: 'manual' });
     expect(manual.status).toBe(201);
     expectDocumented('POST', '/api/v1/firmware/rollouts', manual);
+    const fw2 = (await api('GET', '/api/v1/boards?q=fw2')).body.items[0].id as string;
+    const action = await api('POST', `/api/v1/boards/${fw2}/nodes/2/actions`, { action: 'power_off' });
+    expect(action.body).toMatchObject({ node: 2, action: 'power_off', status: 'succeeded' });
+    expectDocumented('POST', '/api/v1/boards/{id}/nodes/{node}/actions', action);
+    const thermal = await api('GET', `/api/v1/boards/${fw2}/thermal`);
+    expect(thermal.body.items.length).toBeGreaterThan(0);
+    expectDocumented('GET', '/api/v1/boards/{id}/thermal', thermal);
     const cancelled = await api('POST', `/api/v1/firmware/rollouts/${manual.body.id}/cancel`);
     expect(cancelled.body.status).toBe('cancelled');
     expectDocumented('POST', '/api/v1/firmware/rollouts/{id}/{action}', cancelled);
@@ -487,6 +494,15 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
         await api('PATCH', '/api/v1/config-backups/policy', { keep_versions: policy.body.keep_versions }),
       ],
     );
+    // An archive of r2’s versions imported back: every line a duplicate.
+    const archive = await fetch(`${app.baseUrl}/api/v1/config-backups/export?selector=rack%3Dr2`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
+    expect(archive.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    const imported = await api('POST', '/api/v1/config-backups/import', { archive: await archive.text() });
+    expect(imported.body).toMatchObject({ imported: 0, errors: [] });
+    expect(imported.body.duplicates).toBeGreaterThan(0);
+    answers.push(['POST', '/api/v1/config-backups/import', imported]);
     expect(answers.flatMap(([method, path, res]) => check(method, path, res.status, res.body))).toEqual([]);
     const cliDiff = await cli(['config', 'diff', 'fw6', '--from', '1', '-o', 'json']);
     expect(JSON.parse(cliDiff.stdout)).toMatchObject({ identical: true, changes: [] });

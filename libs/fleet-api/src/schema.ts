@@ -1598,6 +1598,21 @@ export interface components {
         [key: string]: number;
       };
     };
+    ConfigImportSummary: {
+      /** @description Versions already stored (same content and capture time) */
+      duplicates: number;
+      errors: {
+        error: string;
+        line: number;
+      }[];
+      imported: number;
+      lines: number;
+      /** @description Boards not registered here */
+      unmatched: {
+        board: string;
+        line: number;
+      }[];
+    };
     ConfigPolicyIn: {
       /** @description Default backup interval */
       backup_interval_seconds?: number;
@@ -2541,6 +2556,18 @@ export interface components {
         route?: 'Bmc' | 'AlternativePort';
       };
     };
+    NodeActionResult: {
+      /** @enum {string} */
+      action: 'power_on' | 'power_off' | 'reset' | 'usb_mode' | 'usb_boot';
+      /** Format: uuid */
+      board_id: string;
+      node: number;
+      /**
+       * @description A refusal or failure is a problem+json answer instead
+       * @enum {string}
+       */
+      status: 'succeeded';
+    };
     NodeImage: {
       /** Format: uuid */
       board_id: string;
@@ -2620,6 +2647,22 @@ export interface components {
       ok: boolean;
       /** @description The receiver’s HTTP status, when it answered */
       status: number | null;
+    };
+    ThermalHistory: {
+      items: {
+        /**
+         * Format: date-time
+         * @description The sample’s time, or the start of its 5-minute bucket
+         */
+        at: string;
+        max: number;
+        /** @description °C (a raw sample: its reading; min and max are the same) */
+        mean: number;
+        min: number;
+        sensor: string;
+      }[];
+      /** @enum {string} */
+      resolution: 'raw' | '5m';
     };
     UsbRouting: {
       /** Format: uuid */
@@ -4585,7 +4628,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['NodeActionResult'];
         };
       };
     };
@@ -4717,7 +4760,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ThermalHistory'];
         };
       };
     };
@@ -5023,7 +5066,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/plain': string;
+          'application/x-ndjson': string;
         };
       };
     };
@@ -5061,7 +5104,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'application/json': components['schemas']['ConfigImportSummary'];
         };
       };
     };
