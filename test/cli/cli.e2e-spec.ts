@@ -24,7 +24,7 @@ import { requireRedis } from '../support/redis.js';
 import { BoardClient } from '@tpfleet/board-api/client';
 import { waitFor } from '../boards/api.js';
 import { type Document, responseChecker } from '../fleet-api/response-schemas.js';
-import { runCli, startCli } from './tpfleet.js';
+import { killStartedClis, runCli, startCli } from './tpfleet.js';
 
 const redis = requireRedis();
 
@@ -68,6 +68,7 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
   }, 120_000);
 
   afterAll(async () => {
+    killStartedClis();
     await app?.close();
     await rack?.stop();
     await host?.close();

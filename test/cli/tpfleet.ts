@@ -1,5 +1,5 @@
 // Runs the built `tpfleet` binary as a subprocess (asynchronously: the fleet manager answers from this process).
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const BIN = join(import.meta.dirname, '../../apps/cli/bin/tpfleet.js');
@@ -46,12 +46,23 @@ export interface RunningCli {
   stop(signal: NodeJS.Signals): Promise<CliResult>;
 }
 
+const running = new Set<ChildProcess>();
+
+/** Kills what startCli started and a failed test left running (call in afterAll). */
+export function killStartedClis(): void {
+  for (const child of running) {
+    child.kill('SIGKILL');
+  }
+}
+
 /** Starts a long-running tpfleet (e.g. `events tail`), for a test that acts while it runs and then signals it. */
 export function startCli(args: string[], env: Record<string, string>): RunningCli {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { HOME: env.HOME ?? '/nonexistent', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.on('close', () => running.delete(child));
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
