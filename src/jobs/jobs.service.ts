@@ -35,11 +35,17 @@ export function jobOptions(definition: JobDefinition, options: EnqueueOptions = 
   };
 }
 
+interface OpenQueue {
+  queue: Queue;
+  /** Its connection failed before it was ever ready: replaced on next use. */
+  neverReady: boolean;
+}
+
 /** Enqueues catalogued jobs, validating each payload against its schema before it reaches the queue. */
 @Injectable()
 export class JobsService implements OnApplicationShutdown {
   private readonly logger = new Logger(JobsService.name);
-  private readonly queues = new Map<QueueName, Queue>();
+  private readonly queues = new Map<QueueName, OpenQueue>();
   private closed = false;
 
   constructor(private readonly config: ConfigService) {}
@@ -49,14 +55,25 @@ export class JobsService implements OnApplicationShutdown {
       // A queue opened now would hold connections nobody closes.
       throw new Error(`queue ${name} is closed: the process is shutting down`);
     }
-    let queue = this.queues.get(name);
-    if (!queue) {
-      queue = new Queue(name, queueRootOptions(this.config.all));
-      // Connection errors also reach the caller of the failing operation; without a listener BullMQ prints each one.
-      const errors = new ThrottledLog(this.logger, `queue ${name}`, 'warn');
-      queue.on('error', (err) => errors.fail(err));
-      this.queues.set(name, queue);
+    const known = this.queues.get(name);
+    if (known && !known.neverReady) {
+      return known.queue;
     }
+    if (known) {
+      // Its connection was first used while the database was away. BullMQ's PostgreSQL backend keeps that first
+      // failure for good (every later call fails with it), so the queue is replaced rather than reused.
+      known.queue.close().catch(() => undefined);
+    }
+    const queue = new Queue(name, queueRootOptions(this.config.all));
+    // Connection errors also reach the caller of the failing operation; without a listener BullMQ prints each one.
+    const errors = new ThrottledLog(this.logger, `queue ${name}`, 'warn');
+    queue.on('error', (err) => errors.fail(err));
+    const open: OpenQueue = { queue, neverReady: false };
+    queue.waitUntilReady().catch((err) => {
+      open.neverReady = true;
+      errors.fail(err);
+    });
+    this.queues.set(name, open);
     return queue;
   }
 
@@ -84,7 +101,7 @@ export class JobsService implements OnApplicationShutdown {
   // enqueue follow-ups while they finish.
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    await Promise.all([...this.queues.values()].map(({ queue }) => queue.close()));
     this.queues.clear();
   }
 }
