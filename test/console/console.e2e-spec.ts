@@ -71,7 +71,8 @@ run(() => {
 
   it('signs in with an API token, keeps it out of page storage, and shows every rack with its boards', async () => {
     await page.goto(`${app.baseUrl}/`);
-    await expect(page.getByLabel('API token').isVisible()).resolves.toBe(true);
+    // The form renders once the console has asked whether a session exists: wait for it, do not sample it.
+    await page.getByLabel('API token').waitFor();
     await shot('sign-in');
     await page.getByLabel('API token').fill(TEST_ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
