@@ -82,6 +82,9 @@ export class NodeImagesService {
       verify: input.verify,
     };
     const created = await this.repository.create(board.id, params, actor.name, RequestContext.requestId() ?? null);
+    // The answer is the job as accepted (pending): read before it is queued, since a free worker may start it before
+    // this request has answered, and the 202 must not say running for one request and pending for the next.
+    const accepted = await this.get(created.id);
     await this.jobs.enqueue(
       nodeImageJob,
       { actionId: created.id, boardId: board.id },
@@ -93,7 +96,7 @@ export class NodeImagesService {
       action_id: created.id,
       node,
     });
-    return this.get(created.id);
+    return accepted;
   }
 
   async get(id: string): Promise<TNodeImage> {
