@@ -10,12 +10,12 @@ describe('colour', () => {
     expect(colourWanted({}, {})).toBe(false);
   });
 
-  it('is on for a terminal, off for a dumb one or with NO_COLOR, and FORCE_COLOR asks for it in a pipe', () => {
+  it('is on for a terminal, off for a dumb one or with NO_COLOR, FORCE_COLOR asks for it in a pipe, FORCE_COLOR=0 refuses it', () => {
     expect(colourWanted({ isTTY: true }, { TERM: 'xterm-256color' })).toBe(true);
     expect(colourWanted({ isTTY: true }, { TERM: 'dumb' })).toBe(false);
     expect(colourWanted({ isTTY: true }, { NO_COLOR: '1', FORCE_COLOR: '1' })).toBe(false);
     expect(colourWanted({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
-    expect(colourWanted({ isTTY: true }, { FORCE_COLOR: '0' })).toBe(true);
+    expect(colourWanted({ isTTY: true }, { FORCE_COLOR: '0' })).toBe(false);
     expect(colourWanted({ isTTY: false }, { FORCE_COLOR: '0' })).toBe(false);
   });
 

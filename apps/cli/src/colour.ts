@@ -1,6 +1,7 @@
 // Whether and how the CLI colours its output. Colour only on a terminal: picocolors' own rule also turns colour on
 // whenever a CI variable is set, which put escape codes into `tpfleet … | grep` inside CI jobs (and failed CI).
-// The rule here: NO_COLOR wins, FORCE_COLOR asks for it, otherwise stdout must be a terminal that is not "dumb".
+// The rule here: NO_COLOR wins, FORCE_COLOR decides (0 or false: off), otherwise stdout must be a terminal that is not
+// "dumb".
 import pc from 'picocolors';
 
 type Paint = (text: string) => string;
@@ -15,13 +16,10 @@ export function colourWanted(stdout: { isTTY?: boolean }, env: NodeJS.ProcessEnv
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') {
     return false;
   }
-  if (
-    env.FORCE_COLOR !== undefined &&
-    env.FORCE_COLOR !== '' &&
-    env.FORCE_COLOR !== '0' &&
-    env.FORCE_COLOR !== 'false'
-  ) {
-    return true;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') {
+    // As chalk and Node read it: FORCE_COLOR=0 (or false) turns colour off, any other value turns it on.
+    return force !== '0' && force !== 'false';
   }
   return Boolean(stdout.isTTY) && env.TERM !== 'dumb';
 }
