@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, type Board } from '../generated/prisma/client.js';
+import type { Board } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { MEDIUM_POLL_EVERY } from './polling.settings.js';
 
@@ -53,21 +53,6 @@ export interface PollWrite {
   thermalSamples: Array<{ sensor: string; temperatureC: number }>;
   events: Array<{ kind: string; summary: string; detail?: unknown }>;
 }
-
-/**
- * The firmware check and slots of a board's reading move forward only: both the poll and the slow lane write them,
- * and an older read never replaces a newer one. Shared by both upserts of "BoardReading".
- */
-const FIRMWARE_READINGS_FORWARD_ONLY = Prisma.sql`
-          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
-              OR "BoardReading"."firmwareAt" IS NULL
-            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
-            ELSE "BoardReading"."firmwareCheck" END,
-          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
-          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
-            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
-            ELSE "BoardReading"."slots" END,
-          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt")`;
 
 @Injectable()
 export class PollingRepository {
@@ -286,7 +271,15 @@ export class PollingRepository {
           "healthAt" = COALESCE(EXCLUDED."healthAt", "BoardReading"."healthAt"),
           "thermal" = COALESCE(EXCLUDED."thermal", "BoardReading"."thermal"),
           "thermalAt" = COALESCE(EXCLUDED."thermalAt", "BoardReading"."thermalAt"),
-          ${FIRMWARE_READINGS_FORWARD_ONLY},
+          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
+              OR "BoardReading"."firmwareAt" IS NULL
+            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
+            ELSE "BoardReading"."firmwareCheck" END,
+          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
+          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
+            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
+            ELSE "BoardReading"."slots" END,
+          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt"),
           "about" = COALESCE(EXCLUDED."about", "BoardReading"."about"),
           "aboutAt" = COALESCE(EXCLUDED."aboutAt", "BoardReading"."aboutAt"),
           "cooling" = COALESCE(EXCLUDED."cooling", "BoardReading"."cooling"),
@@ -358,7 +351,15 @@ export class PollingRepository {
           id uuid, fw jsonb, fw_at timestamptz, slots jsonb, slots_at timestamptz)
         JOIN "Board" b ON b."id" = r.id
         ON CONFLICT ("boardId") DO UPDATE SET
-          ${FIRMWARE_READINGS_FORWARD_ONLY}
+          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
+              OR "BoardReading"."firmwareAt" IS NULL
+            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
+            ELSE "BoardReading"."firmwareCheck" END,
+          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
+          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
+            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
+            ELSE "BoardReading"."slots" END,
+          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt")
       ),
       event_rows AS (
         INSERT INTO "BoardEvent" ("boardId", "at", "kind", "summary", "detail")
