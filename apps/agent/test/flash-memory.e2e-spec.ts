@@ -2,7 +2,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -81,6 +82,39 @@ async function status(base: string): Promise<Record<string, unknown> | string> {
   return (await res.json()) as Record<string, unknown> | string;
 }
 
+/** Sample the agent's RSS and the transfer's progress every 100 ms until `done` resolves and the state settles. */
+async function watch(
+  base: string,
+  pid: number,
+  done: Promise<unknown>,
+): Promise<{ peak: number; progress: number[]; final: Record<string, unknown> | string }> {
+  let peak = await rssOf(pid);
+  const progress: number[] = [];
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      peak = Math.max(peak, await rssOf(pid));
+      const state = await status(base);
+      const written =
+        typeof state === 'object' ? (state['Transferring'] as { bytes_written?: number })?.bytes_written : undefined;
+      if (written !== undefined && written !== progress.at(-1)) {
+        progress.push(written);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  await done;
+  let final: Record<string, unknown> | string = await status(base);
+  for (let i = 0; i < 600 && typeof final === 'object' && 'Transferring' in final; i++) {
+    peak = Math.max(peak, await rssOf(pid));
+    await new Promise((r) => setTimeout(r, 100));
+    final = await status(base);
+  }
+  running = false;
+  await sampler;
+  return { peak, progress, final };
+}
+
 describe('flashing a 256 MiB image through board-agent --simulate', () => {
   let dir: string;
   let agent: { child: ChildProcess; base: string } | undefined;
@@ -116,31 +150,13 @@ describe('flashing a 256 MiB image through board-agent --simulate', () => {
     expect(start.status).toBe(200);
     const { handle } = (await start.json()) as { handle: number };
 
-    let peak = await rssOf(child.pid!);
-    const progress: number[] = [];
-    let uploading = true;
-    const sampler = (async () => {
-      while (uploading) {
-        peak = Math.max(peak, await rssOf(child.pid!));
-        const state = await status(base);
-        const written =
-          typeof state === 'object' ? (state['Transferring'] as { bytes_written?: number })?.bytes_written : undefined;
-        if (written !== undefined && written !== progress.at(-1)) {
-          progress.push(written);
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
     const sent = createHash('sha256');
-    const answered = await upload(base, handle, sent);
-    let final: Record<string, unknown> | string = await status(base);
-    for (let i = 0; i < 600 && typeof final === 'object' && 'Transferring' in final; i++) {
-      peak = Math.max(peak, await rssOf(child.pid!));
-      await new Promise((r) => setTimeout(r, 100));
-      final = await status(base);
-    }
-    uploading = false;
-    await sampler;
+    let answered = 0;
+    const { peak, progress, final } = await watch(
+      base,
+      child.pid!,
+      upload(base, handle, sent).then((code) => (answered = code)),
+    );
 
     expect(answered).toBe(200);
     expect(final).toEqual({ Done: [expect.any(Object), IMAGE_BYTES] });
@@ -153,5 +169,43 @@ describe('flashing a 256 MiB image through board-agent --simulate', () => {
     const written = createHash('sha256');
     await pipeline(createReadStream(join(dir, 'board', 'emmc', 'node2.img')), written);
     expect(written.digest('hex')).toBe(sent.digest('hex'));
+  }, 180_000);
+
+  it('downloads a 256 MiB URL source under the same bound: the body is streamed, never held whole', async () => {
+    const { base, child } = agent!;
+    const sent = createHash('sha256');
+    // The image host streams from a generator with back-pressure: it sends only as fast as the agent reads.
+    const host = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Length': IMAGE_BYTES, 'Content-Type': 'application/octet-stream' });
+      pipeline(Readable.from(imageChunks(sent)), res).catch(() => undefined);
+    });
+    await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/big.img`;
+      const start = await fetch(`${base}/api/bmc/flash`, {
+        method: 'POST',
+        headers: { Authorization: AUTH, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ node: 3, file: url }),
+      });
+      expect(start.status).toBe(200);
+      const settled = (async () => {
+        for (let s = await status(base); typeof s === 'object' && 'Transferring' in s; s = await status(base)) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const { peak, progress, final } = await watch(base, child.pid!, settled);
+
+      expect(final).toEqual({ Done: [expect.any(Object), IMAGE_BYTES] });
+      process.stdout.write(`peak RSS of the agent while downloading 256 MiB: ${(peak / 1e6).toFixed(1)} MB\n`);
+      expect(peak).toBeLessThan(RSS_LIMIT_BYTES);
+      expect(progress.filter((b) => b > 0 && b < IMAGE_BYTES).length).toBeGreaterThanOrEqual(3);
+      expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+      const written = createHash('sha256');
+      await pipeline(createReadStream(join(dir, 'board', 'emmc', 'node3.img')), written);
+      expect(written.digest('hex')).toBe(sent.digest('hex'));
+    } finally {
+      host.closeAllConnections();
+      await new Promise((r) => host.close(r));
+    }
   }, 180_000);
 });

@@ -41,6 +41,7 @@ describe('sha-crypt ($5$, $6$) in node:crypto', () => {
   it('refuses what it cannot compute instead of guessing', () => {
     const yescrypt = '$y$j9T$F5Jx5fExrKuPp53xLKQ..1$SCPZldBY8dVrMbBfxkA6Bb2zuSVURTKyRRGBqrS.qp0';
     expect(cryptScheme(yescrypt)).toBe('yescrypt');
+    // yescrypt.ts computes these; SHA-crypt does not claim them.
     expect(verifyShaCrypt('operator-pass', yescrypt)).toBe(false);
     expect(verifyShaCrypt('x', '$1$abc$def')).toBe(false);
     expect(verifyShaCrypt('x', 'abJnggxhB/yWI')).toBe(false);
@@ -64,6 +65,8 @@ describe('accounts from /etc/shadow (Linux)', () => {
       shadow,
       `root:${root}:20300:0:99999:7:::\ndaemon:*:20300:0:99999:7:::\nlocked:!${root}:20300::::::\nnopass::20300::::::\n` +
         'operator:$y$j9T$F5Jx5fExrKuPp53xLKQ..1$SCPZldBY8dVrMbBfxkA6Bb2zuSVURTKyRRGBqrS.qp0:20300::::::\n' +
+        // N = 2^18, r = 32: 1 GiB, more than the controller has.
+        'costly:$y$jFT$F5Jx5fExrKuPp53xLKQ..1$SCPZldBY8dVrMbBfxkA6Bb2zuSVURTKyRRGBqrS.qp0:20300::::::\n' +
         `admin:${shaCrypt('admin-password', '$5$adminsalt')}:20300::::::\n`,
     );
   });
@@ -81,17 +84,24 @@ describe('accounts from /etc/shadow (Linux)', () => {
       log: (l, m) => logs.push(`${l}: ${m}`),
     }));
 
-  it('admits every account with a $6$ or $5$ hash, skips `*`, `!` and empty hashes, refuses yescrypt with a warning', async () => {
+  it('admits every account with a $6$, $5$ or $y$ hash, skips `*`, `!` and empty hashes, refuses a yescrypt cost it cannot afford', async () => {
     const a = await open();
-    expect(a.users().sort()).toEqual(['admin', 'root']);
+    expect(a.users().sort()).toEqual(['admin', 'operator', 'root']);
     expect(await a.verify('root', 'turing')).toBe(true);
     expect(await a.verify('admin', 'admin-password')).toBe(true);
     expect(await a.verify('root', 'wrong')).toBe(false);
     expect(await a.verify('locked', 'turing')).toBe(false);
     expect(await a.verify('nopass', '')).toBe(false);
     expect(await a.verify('nobody-at-all', 'turing')).toBe(false);
-    expect(await a.verify('operator', 'operator-pass')).toBe(false);
-    expect(logs).toEqual([expect.stringMatching(/^warn: account operator is not loaded: its yescrypt \(\$y\$\) hash/)]);
+    // A yescrypt hash made by libxcrypt (Debian 12's default method), and a wrong password for it.
+    expect(await a.verify('operator', 'operator-pass')).toBe(true);
+    expect(await a.verify('operator', 'operator-pass ')).toBe(false);
+    expect(await a.verify('costly', 'operator-pass')).toBe(false);
+    expect(logs).toEqual([
+      expect.stringMatching(
+        /^warn: account costly is not loaded: its yescrypt \(\$y\$\) hash has parameters the agent cannot compute \(more than 64 MiB/,
+      ),
+    ]);
   });
 
   it('re-reads the file when it changes (a passwd on the console takes effect without a restart)', async () => {

@@ -1,8 +1,9 @@
 import { parentPort } from 'node:worker_threads';
 
 import { verifyShaCrypt } from './sha-crypt.js';
+import { verifyYescrypt } from './yescrypt.js';
 
-/** One SHA-crypt check per message, off the agent's event loop (started by sha-crypt-pool.ts). */
+/** One crypt check per message (`$y$` yescrypt, `$5$`/`$6$` SHA-crypt), off the agent's event loop (sha-crypt-pool.ts). */
 parentPort?.on('message', ({ password, hash }: { password: string; hash: string }) => {
-  parentPort?.postMessage(verifyShaCrypt(password, hash));
+  parentPort?.postMessage(hash.startsWith('$y$') ? verifyYescrypt(password, hash) : verifyShaCrypt(password, hash));
 });

@@ -5,8 +5,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * "Unix crypt using SHA-256 and SHA-512" (2008). The board's /etc/shadow holds these; node:crypto offers the hash
  * functions but no crypt(3), and the agent may not pull in a native module (128 MB controller, no compiler).
  *
- * yescrypt (`$y$`) is NOT implemented: it is scrypt with a different inner mixing function (pwxform) and its own
- * parameter encoding, so node:crypto's scrypt cannot compute it. Callers refuse such entries.
+ * yescrypt (`$y$`) is not classic scrypt (node:crypto's scrypt lacks its pwxform mixing and `$y$` encoding): it
+ * lives in yescrypt.ts.
  */
 
 const ITOA64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -17,52 +17,21 @@ const SALT_MAX = 16;
 
 type Variant = { id: '5' | '6'; algorithm: 'sha256' | 'sha512'; size: number; order: readonly (readonly number[])[] };
 
-/** The byte triples each output group encodes (the spec's permuted order); the last group is shorter. */
-const SHA256: Variant = {
-  id: '5',
-  algorithm: 'sha256',
-  size: 32,
-  order: [
-    [0, 10, 20],
-    [21, 1, 11],
-    [12, 22, 2],
-    [3, 13, 23],
-    [24, 4, 14],
-    [15, 25, 5],
-    [6, 16, 26],
-    [27, 7, 17],
-    [18, 28, 8],
-    [9, 19, 29],
-  ],
-};
-const SHA512: Variant = {
-  id: '6',
-  algorithm: 'sha512',
-  size: 64,
-  order: [
-    [0, 21, 42],
-    [22, 43, 1],
-    [44, 2, 23],
-    [3, 24, 45],
-    [25, 46, 4],
-    [47, 5, 26],
-    [6, 27, 48],
-    [28, 49, 7],
-    [50, 8, 29],
-    [9, 30, 51],
-    [31, 52, 10],
-    [53, 11, 32],
-    [12, 33, 54],
-    [34, 55, 13],
-    [56, 14, 35],
-    [15, 36, 57],
-    [37, 58, 16],
-    [59, 17, 38],
-    [18, 39, 60],
-    [40, 61, 19],
-    [62, 20, 41],
-  ],
-};
+/**
+ * The byte triples each output group encodes, in the spec's permuted order (the last, shorter group is handled by
+ * `encode`). Drepper's tables follow one rule: over the first `3 * groups` bytes, group k starts at byte
+ * `k * step` (mod `3 * groups`) and takes every `groups`-th byte from there, so both variants derive from it.
+ */
+function permutedOrder(groups: number, step: number): number[][] {
+  const n = groups * 3;
+  return Array.from({ length: groups }, (_, k) => {
+    const first = (k * step) % n;
+    return [first, (first + groups) % n, (first + 2 * groups) % n];
+  });
+}
+
+const SHA256: Variant = { id: '5', algorithm: 'sha256', size: 32, order: permutedOrder(10, 21) };
+const SHA512: Variant = { id: '6', algorithm: 'sha512', size: 64, order: permutedOrder(21, 22) };
 
 /** Which crypt scheme a shadow hash field uses; `unsupported` covers yescrypt, MD5-crypt, DES and anything else. */
 export function cryptScheme(hash: string): 'sha256-crypt' | 'sha512-crypt' | 'yescrypt' | 'unsupported' {

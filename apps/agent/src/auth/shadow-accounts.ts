@@ -8,11 +8,16 @@ import { CommandRunError, type CommandRunner, lastLine } from '../backend/linux/
 import { oversizedCredential } from './credential-limits.js';
 import { cryptScheme } from './sha-crypt.js';
 import { ShaCryptPool } from './sha-crypt-pool.js';
+import { parseYescryptSetting, YESCRYPT_MAX_MEMORY } from './yescrypt.js';
 
 const CHPASSWD_TIMEOUT_MS = 15_000;
 /** chpasswd writes a temp file and renames it; several events arrive for one change. */
 const DEFAULT_DEBOUNCE_MS = 150;
-/** Checked for an unknown user, so it costs as much as a wrong password (5000 rounds, as a default `$6$`). */
+/**
+ * Checked for an unknown user when no account is loaded (5000 rounds, as a default `$6$`). With accounts, an unknown
+ * user is checked against the first account's hash instead, so it costs what a wrong password costs (a yescrypt
+ * check takes far longer than a `$6$` one: a fixed dummy would tell which names exist).
+ */
 const DUMMY_HASH = '$6$agentdummysalt$' + 'x'.repeat(86);
 
 export interface ShadowAccountsOptions {
@@ -31,8 +36,9 @@ export interface ShadowAccountsOptions {
 /**
  * The controller's accounts, as bmcd has them: users and crypt hashes from /etc/shadow,
  * re-read when the file changes, every account allowed (there are no roles). Entries whose hash starts with `*` or
- * `!` (no password, locked) or is empty are not loaded. `$6$` and `$5$` are verified in-process; `$y$` (yescrypt)
- * and older schemes are refused with a logged warning: node:crypto cannot compute them. A password change runs
+ * `!` (no password, locked) or is empty are not loaded. `$6$`, `$5$` (sha-crypt.ts) and `$y$` (yescrypt.ts) are
+ * verified on worker threads; older schemes, and yescrypt costs the controller cannot afford, are refused with a
+ * logged warning. A password change runs
  * `chpasswd` with `user:password` on its stdin, never in its arguments.
  */
 export class ShadowAccounts implements AccountStore {
@@ -74,7 +80,7 @@ export class ShadowAccounts implements AccountStore {
     }
     await this.loading;
     const hash = this.entries.get(username);
-    const ok = await this.hasher.verify(password, hash ?? DUMMY_HASH);
+    const ok = await this.hasher.verify(password, hash ?? this.entries.values().next().value ?? DUMMY_HASH);
     return ok && hash !== undefined;
   }
 
@@ -85,7 +91,8 @@ export class ShadowAccounts implements AccountStore {
     }
     let result;
     try {
-      // `-c SHA512`: the method the agent can verify afterwards (a system default of yescrypt would lock it out).
+      // `-c SHA512`, not the system's default (yescrypt on Debian 12): the agent verifies both, but yescrypt in
+      // JavaScript costs the controller far more CPU per login (apps/agent/README.md).
       result = await this.options.runner.run('chpasswd', ['-c', 'SHA512'], {
         timeoutMs: CHPASSWD_TIMEOUT_MS,
         input: `${username}:${password}\n`,
@@ -196,10 +203,18 @@ export function parseShadow(text: string, warn: (message: string) => void): Map<
       continue;
     }
     const scheme = cryptScheme(hash);
-    if (scheme === 'yescrypt' || scheme === 'unsupported') {
+    if (scheme === 'yescrypt' && parseYescryptSetting(hash) === null) {
       warn(
-        `account ${name} is not loaded: its ${scheme === 'yescrypt' ? 'yescrypt ($y$)' : 'MD5/DES or unknown'} hash cannot be ` +
-          'verified by the agent; set the password with `chpasswd -c SHA512` (or through the API) to use it',
+        `account ${name} is not loaded: its yescrypt ($y$) hash has parameters the agent cannot compute (more than ` +
+          `${YESCRYPT_MAX_MEMORY / 1024 / 1024} MiB, a ROM, or a malformed setting); set the password with ` +
+          '`chpasswd -c SHA512` (or through the API) to use it',
+      );
+      continue;
+    }
+    if (scheme === 'unsupported') {
+      warn(
+        `account ${name} is not loaded: its MD5/DES or unknown hash cannot be verified by the agent; set the ` +
+          'password with `chpasswd -c SHA512` (or through the API) to use it',
       );
       continue;
     }

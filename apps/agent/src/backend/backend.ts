@@ -17,6 +17,16 @@ import type {
 export type NodeId = 1 | 2 | 3 | 4;
 export const NODE_IDS: readonly NodeId[] = [1, 2, 3, 4];
 
+/**
+ * bmcd's timings, kept by both backends: a node's rail settles this long after it is switched; a node reset is off
+ * this long before it is on again; USB-boot pins are released this long after power-on; a network reset starts this
+ * long after it is answered (so the answer leaves before the link drops).
+ */
+export const RAIL_SETTLE_MS = 100;
+export const RESET_GAP_MS = 1000;
+export const USB_BOOT_RELEASE_MS = 1000;
+export const NETWORK_RESET_DELAY_MS = 1000;
+
 export type UsbModeName = 'Host' | 'Device' | 'Flash';
 export type UsbRouteName = 'AlternativePort' | 'Bmc';
 

@@ -7,6 +7,7 @@ import { runningVersion } from '../firmware/firmware-services.js';
 import { checkFirmwareUpload } from '../transfers/firmware-upload.js';
 import type { Transfers } from '../transfers/transfers.js';
 import { uploadSource } from '../transfers/upload-source.js';
+import { isUrlSource, openUrlSource } from '../transfers/url-source.js';
 import type { Handler, HandlerContext } from './context.js';
 import { flagParam, nodeParam, parseUnsigned } from './params.js';
 
@@ -29,17 +30,23 @@ function fileParam(params: Record<string, string>): string {
   if (file === undefined || file === '') {
     throw new BoardError(400, 'Invalid `file` query parameter');
   }
-  if (/^https?:/i.test(file)) {
-    throw new BoardError(501, 'fetching the image from a URL is not supported by this agent; upload the file instead');
-  }
   return file;
 }
 
 /** `length` is required for an upload (the daemon answers 411 without it). */
 function lengthParam(params: Record<string, string>): number {
+  const value = optionalLength(params);
+  if (value === undefined) {
+    throw new BoardError(411, 'Invalid `length` query parameter');
+  }
+  return value;
+}
+
+/** `length` of a URL source: optional, the answer's Content-Length gives it (bmcd requires that header). */
+function optionalLength(params: Record<string, string>): number | undefined {
   const raw = params['length'];
   if (raw === undefined) {
-    throw new BoardError(411, 'Invalid `length` query parameter');
+    return undefined;
   }
   const value = parseUnsigned(raw);
   if (value === undefined) {
@@ -113,8 +120,13 @@ export const postFlash: Handler = async (ctx) => {
     });
     return { handle };
   }
-  const size = lengthParam(ctx.params);
   const sha256 = sha256Param(ctx.params);
+  if (isUrlSource(file)) {
+    const download = await openUrlSource(file, optionalLength(ctx.params));
+    const target = { kind: 'flash' as const, node, verify };
+    return { handle: transfers.start({ target, file: download.name, size: download.size, sha256, download }) };
+  }
+  const size = lengthParam(ctx.params);
   return { handle: transfers.start({ target: { kind: 'flash', node, verify }, file, size, sha256 }) };
 };
 
@@ -128,7 +140,6 @@ export const postFirmwareUpload: Handler = async (ctx) => {
   if (presenceFlag(ctx, 'local')) {
     throw new BoardError(501, 'installing a card image goes through POST /firmware/install with the `local` source');
   }
-  const size = lengthParam(ctx.params);
   const sha256 = sha256Param(ctx.params);
   const target = {
     kind: 'firmware' as const,
@@ -141,7 +152,19 @@ export const postFirmwareUpload: Handler = async (ctx) => {
   if (firmware.installer.busy) {
     throw new BoardError(409, 'a firmware install is running; wait for it to finish');
   }
-  await checkFirmwareUpload(target, file, size, flagParam(ctx.params, 'force'));
+  const force = flagParam(ctx.params, 'force');
+  if (isUrlSource(file)) {
+    const download = await openUrlSource(file, optionalLength(ctx.params));
+    try {
+      await checkFirmwareUpload(target, download.name, download.size, force);
+    } catch (err) {
+      download.abort();
+      throw err;
+    }
+    return { handle: transfers.start({ target, file: download.name, size: download.size, sha256, download }) };
+  }
+  const size = lengthParam(ctx.params);
+  await checkFirmwareUpload(target, file, size, force);
   return { handle: transfers.start({ target, file, size, sha256 }) };
 };
 

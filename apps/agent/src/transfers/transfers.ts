@@ -4,6 +4,7 @@ import type { TTransferState } from '@tpfleet/board-api';
 
 import { type BoardBackend, BoardError, type NodeId } from '../backend/backend.js';
 import { type FirmwareUpload, writeFirmwareUpload } from './firmware-upload.js';
+import type { UrlSource } from './url-source.js';
 
 /** What a transfer writes to. */
 export type TransferTarget = { kind: 'flash'; node: NodeId; verify: boolean } | ({ kind: 'firmware' } & FirmwareUpload);
@@ -18,6 +19,11 @@ export interface TransferRequest {
   sha256?: string;
   /** Bytes already on the board (a `local` flash): the transfer starts at once, without an upload. */
   local?: () => AsyncIterable<Buffer>;
+  /**
+   * An image the agent downloads (`file=http…`): the transfer starts at once, and its bytes are checked (length,
+   * SHA-256) like an upload's; a cancel drops the connection.
+   */
+  download?: UrlSource;
 }
 
 export interface TransfersOptions {
@@ -93,6 +99,7 @@ export class Transfers {
   start(request: TransferRequest): number {
     if (this.active) {
       const a = this.active;
+      request.download?.abort();
       throw new BoardError(
         409,
         `a transfer is already running (${a.processName}, handle ${a.id}); wait for it to finish or cancel it`,
@@ -113,6 +120,11 @@ export class Transfers {
     if (request.local) {
       active.receiving = true;
       void this.run(active, request.local()).catch(() => undefined);
+    } else if (request.download) {
+      const download = request.download;
+      active.abort.signal.addEventListener('abort', () => download.abort(), { once: true });
+      // Nobody waits for this answer: the state reports the outcome (Done, or Error with the reason).
+      void this.receive(active.id, download.body).catch(() => undefined);
     } else {
       active.timer = setTimeout(() => this.fail(active, 'Send timeout'), this.options.startTimeoutMs ?? 10_000);
       active.timer.unref();

@@ -20,11 +20,15 @@ import {
   BoardError,
   type BoardBackend,
   type FlashOptions,
+  NETWORK_RESET_DELAY_MS,
   NODE_IDS,
+  RAIL_SETTLE_MS,
+  RESET_GAP_MS,
   type NodeId,
   type NodeInfoPatch,
   type UsbModeName,
   type UsbRouteName,
+  USB_BOOT_RELEASE_MS,
 } from '../backend.js';
 import {
   type BoardModel,
@@ -90,9 +94,6 @@ export interface LinuxBoardOptions {
   msdTimeoutMs?: number;
 }
 
-const RAIL_SETTLE_MS = 100;
-const RESET_GAP_MS = 1000;
-const NETWORK_RESET_DELAY_MS = 1000;
 const SCRIPT_TIMEOUT_MS = 30_000;
 const GADGET = '/sys/kernel/config/usb_gadget/g1';
 /** v2.5 node-1 USB switches: PG0 (192) source, PG1 (193) output. */
@@ -103,8 +104,6 @@ const FEL_MAGIC = '0x5AA5A55A';
 /** mkfs.vfat of a large card takes a while on the T113. */
 const FORMAT_TIMEOUT_MS = 120_000;
 const NODE1_USB_OUTPUT_LINE = 193;
-/** bmcd: 1 s after power-on with the usb-boot pin asserted, the pins are released. */
-const USB_BOOT_RELEASE_MS = 1000;
 const MSD_POLL_MS = 500;
 const MSD_TIMEOUT_MS = 30_000;
 const RPIBOOT_TIMEOUT_MS = 60_000;

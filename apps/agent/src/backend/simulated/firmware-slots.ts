@@ -2,6 +2,7 @@ import { appendFile, copyFile, mkdir, open, readFile, stat, unlink } from 'node:
 import { basename, join } from 'node:path';
 
 import type { TFirmwareSlots, TSlot } from '@tpfleet/board-api';
+import { sameVersion } from '@tpfleet/board-api/version';
 
 import { writeFileAtomic } from '../atomic-file.js';
 import { BoardError } from '../backend.js';
@@ -232,7 +233,7 @@ export class SimulatedSlots implements FirmwareSlotsDriver {
       await this.log('no staged note; version check skipped');
     } else if (!staged) {
       await this.log(`staged build '${note.get('FILE') ?? ''}' carries no version; version check skipped`);
-    } else if (staged.replace(/^v/, '') !== reports.replace(/^v/, '')) {
+    } else if (!sameVersion(staged, reports)) {
       await this.log(`FAILED: staged ${staged} but this image reports ${reports}`);
       failed = true;
     } else {

@@ -20,11 +20,15 @@ import {
   type BoardBackend,
   BoardError,
   type FlashOptions,
+  NETWORK_RESET_DELAY_MS,
   NODE_IDS,
+  RAIL_SETTLE_MS,
+  RESET_GAP_MS,
   type NodeId,
   type NodeInfoPatch,
   type UsbModeName,
   type UsbRouteName,
+  USB_BOOT_RELEASE_MS,
 } from '../backend.js';
 import { clock, hashString, LoadModel, memory, nand } from './controller-model.js';
 import { GE0, NetworkModel } from './network-model.js';
@@ -109,12 +113,8 @@ export interface HardwareEvent {
 export type LifecycleEvent = 'down' | 'up';
 
 const DEFAULT_FIRMWARE = '2.30.0';
-const RAIL_TO_ENABLE_MS = 100;
-const RESET_GAP_MS = 1000;
-const USB_BOOT_RELEASE_MS = 1000;
 const RPIBOOT_ENUMERATION_MS = 3000;
 const ROCKUSB_ENUMERATION_MS = 5000;
-const NETWORK_RESET_DELAY_MS = 1000;
 const NETWORK_DOWN_MS = 1000;
 const GIB = 1024 ** 3;
 const BMC_ROOT_TOTAL = 46_981_120;
@@ -879,7 +879,7 @@ export class SimulatedBoard implements BoardBackend {
   private async drive(node: NodeId, on: boolean): Promise<void> {
     this.rail = on ? this.rail | bit(node) : this.rail & ~bit(node);
     this.log(on ? 'rail-on' : 'rail-off', node);
-    await this.delay(RAIL_TO_ENABLE_MS);
+    await this.delay(RAIL_SETTLE_MS);
     const nowMs = this.now();
     this.sync(nowMs); // the thermal model must see the old load up to now
     const wasOn = (this.enable & bit(node)) !== 0;
