@@ -13,6 +13,7 @@ import { NodeActionsService } from './node-actions.service.js';
 import { NodeImagesController } from './node-images.controller.js';
 import { NodeImagesRepository } from './node-images.repository.js';
 import { NodeImagesService } from './node-images.service.js';
+import { NodeImageUploads } from './node-image-uploads.js';
 import { TimelineRepository } from './timeline.repository.js';
 import { TimelineService } from './timeline.service.js';
 
@@ -33,6 +34,7 @@ import { TimelineService } from './timeline.service.js';
     NodeActionsService,
     NodeImagesRepository,
     NodeImagesService,
+    NodeImageUploads,
     TimelineRepository,
     TimelineService,
   ],

@@ -5,10 +5,18 @@ import { PrismaService } from '../prisma/prisma.service.js';
 /** What a node-image job keeps in its action's params (the request) and its board row's result (the progress). */
 export interface NodeImageParams {
   node: number;
+  /**
+   * Where the bytes come from: a URL the job fetches, or an upload stored on the fleet manager's disk
+   * (src/boards/node-image-uploads.ts). Rows written before uploads existed have no `source`: a URL.
+   */
+  source?: 'url' | 'upload';
   /** The URL sealed with the secret box (a signed URL's query is a credential), bound to the board id. */
-  url_sealed: string;
-  /** The URL without credentials and query, for display. */
+  url_sealed?: string;
+  /** The URL without credentials and query, or `upload:<name>`, for display. */
   url_shown: string;
+  /** The stored upload (`<uuid>.img` in NODE_IMAGE_UPLOAD_DIR) and the file name the board is told. */
+  upload_file?: string;
+  name?: string;
   sha256: string | null;
   verify: boolean;
 }
@@ -50,6 +58,23 @@ export class NodeImagesRepository {
       where: { actionId_boardId: { actionId, boardId } },
       include: { action: true },
     });
+  }
+
+  /** Upload files that a pending or running image job still names (the rest may be removed). */
+  async uploadsInUse(): Promise<Set<string>> {
+    const rows = await this.prisma.nodeAction.findMany({
+      where: { action: FLASH_IMAGE_ACTION, results: { some: { status: { in: ['pending', 'running'] } } } },
+      select: { params: true },
+    });
+    return new Set(rows.flatMap((r) => (r.params as unknown as NodeImageParams).upload_file ?? []));
+  }
+
+  /** True while some board row of the action is pending or running (a rollout shares one upload). */
+  async anyUnfinished(actionId: string): Promise<boolean> {
+    const count = await this.prisma.nodeActionResult.count({
+      where: { actionId, status: { in: ['pending', 'running'] } },
+    });
+    return count > 0;
   }
 
   /** pending → running; false when it is not pending any more (cancelled, or a duplicate delivery). */

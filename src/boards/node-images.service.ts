@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { capabilities, errorReason } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Actor } from '../auth/roles.js';
@@ -16,8 +17,9 @@ import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { jobId } from '../jobs/job-id.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { TNodeImage, TNodeImageRequest } from './node-images.dto.js';
+import type { TNodeImage, TNodeImageRequest, TNodeImageUploadQuery } from './node-images.dto.js';
 import { nodeImageJob } from './node-images.jobs.js';
+import { NodeImageUploads } from './node-image-uploads.js';
 import { type NodeImageParams, type NodeImageProgress, NodeImagesRepository } from './node-images.repository.js';
 
 /** The board operations a node-image write needs. */
@@ -42,12 +44,12 @@ export function imageRefusal(board: Board): string | null {
 }
 
 /**
- * Writing an OS image onto one node of one board, as a job: the fleet manager fetches the image from a URL and
- * streams it to the board (never holding it whole), the board writes it to the node's eMMC and verifies it, and the
- * job records progress and the outcome on the board's timeline.
+ * Writing an OS image onto one node of one board, as a job: the fleet manager fetches the image from a URL, or reads
+ * an upload it stored on its disk, and streams it to the board (never holding it whole), the board writes it to the
+ * node's eMMC and verifies it, and the job records progress and the outcome on the board's timeline.
  */
 @Injectable()
-export class NodeImagesService {
+export class NodeImagesService implements OnApplicationBootstrap {
   private readonly logger = new Logger(NodeImagesService.name);
 
   constructor(
@@ -59,13 +61,75 @@ export class NodeImagesService {
     private readonly metrics: MetricsService,
     private readonly secrets: SecretBoxService,
     private readonly outbound: OutboundPolicy,
+    private readonly uploads: NodeImageUploads,
   ) {}
+
+  /** Uploads a crash left behind (no job will read them) are removed at start. */
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      await this.uploads.removeOrphans(await this.repository.uploadsInUse());
+    } catch (err) {
+      this.logger.warn(`could not clean ${this.uploads.dir}: ${(err as Error).message}`);
+    }
+  }
 
   async start(boardId: string, node: number, input: TNodeImageRequest, actor: Actor): Promise<TNodeImage> {
     const denied = this.outbound.urlRefusal(input.url, 'image');
     if (denied) {
       throw invalidField('url', denied);
     }
+    const board = await this.boardTakingImages(boardId);
+    return this.queue(
+      board,
+      {
+        node,
+        source: 'url',
+        url_sealed: this.secrets.seal(input.url, urlContext(board.id)),
+        url_shown: redactUrl(input.url),
+        sha256: input.sha256?.toLowerCase() ?? null,
+        verify: input.verify,
+      },
+      actor,
+    );
+  }
+
+  /**
+   * The upload form: the board is checked and the declared length refused when over the limit before any byte is
+   * read; the body is streamed to disk (node-image-uploads.ts) and the same job is queued with the stored file as its
+   * source. The file goes when the job ends.
+   */
+  async startUpload(
+    boardId: string,
+    node: number,
+    query: TNodeImageUploadQuery,
+    contentLength: string | undefined,
+    body: Readable,
+    actor: Actor,
+  ): Promise<TNodeImage> {
+    const board = await this.boardTakingImages(boardId);
+    const size = this.uploads.checkDeclaredLength(contentLength);
+    const stored = await this.uploads.receive(body, size, query.sha256);
+    try {
+      return await this.queue(
+        board,
+        {
+          node,
+          source: 'upload',
+          upload_file: stored.file,
+          name: query.name,
+          url_shown: `upload:${query.name}`,
+          sha256: stored.sha256,
+          verify: query.verify,
+        },
+        actor,
+      );
+    } catch (err) {
+      await this.uploads.remove(stored.file);
+      throw err;
+    }
+  }
+
+  private async boardTakingImages(boardId: string): Promise<Board> {
     const board = await this.boards.findById(boardId);
     if (!board) {
       throw notFound('board', boardId);
@@ -74,13 +138,10 @@ export class NodeImagesService {
     if (refusal) {
       throw new ConflictError(refusal, { board_id: board.id, dialect: board.dialect });
     }
-    const params: NodeImageParams = {
-      node,
-      url_sealed: this.secrets.seal(input.url, urlContext(board.id)),
-      url_shown: redactUrl(input.url),
-      sha256: input.sha256?.toLowerCase() ?? null,
-      verify: input.verify,
-    };
+    return board;
+  }
+
+  private async queue(board: Board, params: NodeImageParams, actor: Actor): Promise<TNodeImage> {
     const created = await this.repository.create(board.id, params, actor.name, RequestContext.requestId() ?? null);
     // The answer is the job as accepted (pending): read before it is queued, since a free worker may start it before
     // this request has answered, and the 202 must not say running for one request and pending for the next.
@@ -92,9 +153,9 @@ export class NodeImagesService {
         jobId: jobId('node-image', created.id, board.id),
       },
     );
-    await this.timeline.record(board.id, 'job', `node ${node} image queued from ${redactUrl(input.url)}`, {
+    await this.timeline.record(board.id, 'job', `node ${params.node} image queued from ${params.url_shown}`, {
       action_id: created.id,
-      node,
+      node: params.node,
     });
     return accepted;
   }
@@ -111,6 +172,7 @@ export class NodeImagesService {
       id: action.id,
       board_id: row.boardId,
       node: params.node,
+      source: params.source ?? 'url',
       url: params.url_shown,
       status: row.status,
       bytes_written: progress.bytes_written ?? null,
@@ -130,10 +192,36 @@ export class NodeImagesService {
     if (!row) {
       throw new PermanentJobError(`no row for node image ${actionId} on board ${boardId}`);
     }
+    const params = row.action.params as unknown as NodeImageParams;
     if (!(await this.repository.start(actionId, boardId))) {
+      if (row.status !== 'pending' && row.status !== 'running') {
+        await this.releaseUpload(actionId, params);
+      }
       return { status: row.status };
     }
-    const params = row.action.params as unknown as NodeImageParams;
+    try {
+      return await this.run(actionId, boardId, params);
+    } finally {
+      await this.releaseUpload(actionId, params);
+    }
+  }
+
+  /** An uploaded image is removed once no board row of its action still needs it. */
+  private async releaseUpload(actionId: string, params: NodeImageParams): Promise<void> {
+    if (!params.upload_file) {
+      return;
+    }
+    try {
+      if (!(await this.repository.anyUnfinished(actionId))) {
+        await this.uploads.remove(params.upload_file);
+      }
+    } catch (err) {
+      // Left for the cleaning at the next start (removeOrphans).
+      this.logger.warn(`could not remove the upload of node image ${actionId}: ${(err as Error).message}`);
+    }
+  }
+
+  private async run(actionId: string, boardId: string, params: NodeImageParams): Promise<{ status: string }> {
     const board = await this.boards.findById(boardId);
     const refusal = board ? imageRefusal(board) : 'board deleted';
     const progress: NodeImageProgress = { bytes_written: null, size: null, sha256: null };
@@ -143,8 +231,8 @@ export class NodeImagesService {
       return { status: 'failed' };
     }
     try {
-      const url = this.secrets.open(params.url_sealed, urlContext(boardId));
-      await this.write(board, url, params, progress, actionId);
+      const source = params.source === 'upload' ? await this.openUpload(params) : await this.fetch(boardId, params);
+      await this.write(board, source, params, progress, actionId);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       await this.repository.finish(actionId, boardId, 'failed', message, progress);
@@ -165,14 +253,25 @@ export class NodeImagesService {
     return { status: 'succeeded' };
   }
 
-  /** Fetch → hash → board, streamed end to end; progress from the board's own transfer state. */
-  private async write(
-    board: Board,
-    url: string,
-    params: NodeImageParams,
-    progress: NodeImageProgress,
-    actionId: string,
-  ) {
+  private async openUpload(params: NodeImageParams): Promise<ImageSource> {
+    const opened = await this.uploads.open(params.upload_file ?? '');
+    if (!opened) {
+      throw new PermanentJobError(
+        `the uploaded image ${params.name ?? ''} is not in ${this.uploads.dir} (removed, or stored by a fleet manager process that does not share this directory)`,
+      );
+    }
+    return {
+      body: opened.stream,
+      size: opened.size,
+      name: params.name ?? 'image.img',
+      discard: async () => {
+        opened.stream.destroy();
+      },
+    };
+  }
+
+  private async fetch(boardId: string, params: NodeImageParams): Promise<ImageSource> {
+    const url = this.secrets.open(params.url_sealed ?? '', urlContext(boardId));
     const denied = this.outbound.urlRefusal(url, 'image');
     if (denied) {
       throw new PermanentJobError(`not fetched: ${denied}`);
@@ -191,6 +290,23 @@ export class NodeImagesService {
       await source.body.dump();
       throw new Error(`${params.url_shown} does not announce its length (Content-Length), which the board needs`);
     }
+    return {
+      body: source.body,
+      size,
+      name: decodeURIComponent(new URL(url).pathname.split('/').pop() || 'image.img'),
+      discard: () => source.body.dump().catch(() => undefined),
+    };
+  }
+
+  /** Source → hash → board, streamed end to end; progress from the board's own transfer state. */
+  private async write(
+    board: Board,
+    source: ImageSource,
+    params: NodeImageParams,
+    progress: NodeImageProgress,
+    actionId: string,
+  ) {
+    const { size, name } = source;
     progress.size = size;
     const hash = createHash('sha256');
     async function* hashed() {
@@ -216,7 +332,6 @@ export class NodeImagesService {
           .catch(() => undefined);
       }
     };
-    const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'image.img');
     try {
       await this.clients
         .client(board)
@@ -226,12 +341,22 @@ export class NodeImagesService {
           { onProgress },
         );
     } finally {
-      await source.body.dump().catch(() => undefined);
+      await source.discard();
     }
     progress.bytes_written = size;
     progress.sha256 = hash.digest('hex');
     this.logger.log(`board ${board.name} node ${params.node}: image written (${size} bytes)`);
   }
+}
+
+/** The bytes of an image as the job reads them: a fetched URL's body or a stored upload. */
+interface ImageSource {
+  body: AsyncIterable<unknown>;
+  size: number;
+  /** The file name the board is told. */
+  name: string;
+  /** Let go of what is left unread (the connection, the file). */
+  discard: () => Promise<unknown>;
 }
 
 /** Binds a sealed image URL to its board. */

@@ -15,6 +15,13 @@ export interface ApiDocOptions {
   responseText?: boolean;
   /** Its media type when not text/plain (e.g. text/event-stream). */
   textType?: string;
+  /** The request body is raw bytes of this media type (e.g. application/octet-stream), described so. */
+  binaryBody?: {
+    mediaType: string;
+    description: string;
+    /** The setting that bounds the body's length (documented as `x-max-bytes-setting`; refused with 413 above it). */
+    maxBytesSetting: string;
+  };
   /** Not an API operation (the console's pages and files): left out of the document. */
   hidden?: boolean;
 }

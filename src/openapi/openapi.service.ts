@@ -187,6 +187,17 @@ export class OpenApiService {
         }
       }
     }
+    if (doc?.binaryBody) {
+      requestBody = {
+        required: true,
+        description: doc.binaryBody.description,
+        content: {
+          [doc.binaryBody.mediaType]: {
+            schema: { type: 'string', format: 'binary', 'x-max-bytes-setting': doc.binaryBody.maxBytesSetting },
+          },
+        },
+      };
+    }
     const status = String(doc?.status ?? Reflect.getMetadata(HTTP_CODE_METADATA, handler) ?? 200);
     const success =
       status === '204'

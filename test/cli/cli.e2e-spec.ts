@@ -1,7 +1,8 @@
 // The `tpfleet` binary, run as a subprocess against the fleet manager (real PostgreSQL and Redis), a simulated rack
 // and a local firmware host: login and contexts, selectors as a table and JSON, a node powered and read back, a
 // rollout planned, created and watched to completion, refusals with the server's detail, a viewer token refused.
-import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,7 +60,12 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     rack = await startRack(9, ['--boot-delay-ms', '300', '--trust-loopback']);
     app = await startTestApp({
       redisUrl: redis.url,
-      env: { POLL_INTERVAL_SECONDS: '2', POLL_SLOW_INTERVAL_SECONDS: '5', POLL_TIMEOUT_MS: '5000' },
+      env: {
+        POLL_INTERVAL_SECONDS: '2',
+        POLL_SLOW_INTERVAL_SECONDS: '5',
+        POLL_TIMEOUT_MS: '5000',
+        NODE_IMAGE_UPLOAD_DIR: join(home, 'uploads'),
+      },
     });
     api = apiClient(app.baseUrl) as Api;
     await registerBoards(api, rack, 1, 6, (i) => ({ rack: rackOf(i), tier: tierOf(i) }), rackOf);
@@ -150,6 +156,29 @@ redis.describe('tpfleet, the command line, against a fleet manager and a simulat
     const table = await cli(['nodes', 'list', 'fw2']);
     expect(table.stdout).toMatch(/^NODE\s+POWER\n1\s+off\n2\s+off\n3\s+off\n4\s+off\n$/);
   });
+
+  it('flashes a node from a local file: streamed to the fleet, written by the job, the eMMC matches its SHA-256', async () => {
+    const image = Buffer.alloc(3 * 1024 * 1024);
+    for (let at = 0; at < image.length; at += 512) {
+      image.writeUInt32LE((at * 2654435761) >>> 0, at);
+    }
+    const file = join(home, 'my os.img');
+    writeFileSync(file, image);
+    const digest = createHash('sha256').update(image).digest('hex');
+    const flashed = await cli(['nodes', 'flash', 'fw2', '2', '--file', file, '--sha256', digest]);
+    expect(flashed.code).toBe(0);
+    expect(flashed.stdout).toMatch(/^board fw2 node 2: image upload:my_os\.img succeeded \(job [0-9a-f-]{36}\)\n$/);
+    // Without a terminal, progress goes to stderr as lines.
+    expect(flashed.stderr).toContain('uploading my_os.img: 100%');
+    const onBoard = readFileSync(join(rack.stateDir, 'boards', '2', 'emmc', 'node2.img'));
+    expect(createHash('sha256').update(onBoard).digest('hex')).toBe(digest);
+    expect(readdirSync(join(home, 'uploads'))).toEqual([]);
+
+    const wrong = await cli(['nodes', 'flash', 'fw2', '2', '--file', file, '--sha256', 'c'.repeat(64)]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`the uploaded image’s SHA-256 is ${digest}, not the declared ${'c'.repeat(64)}`);
+    expect((await cli(['nodes', 'flash', 'fw2', '2'])).code).toBe(2);
+  }, 90_000);
 
   it('a bulk power action: --dry-run lists the boards, without a terminal it needs --yes, with --yes it runs', async () => {
     const dry = await cli(['nodes', 'power', 'on', '-l', 'rack=r2', '--nodes', '1', '--dry-run']);

@@ -2,12 +2,15 @@
 // `board-agent rack` process, the image served over HTTP by this test. The fleet fetches it, streams it to the
 // board, the board writes the node's (simulated) eMMC; the job reports progress and the result on the timeline.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { request as undiciRequest } from 'undici';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { requireRedis } from '../support/redis.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
@@ -32,6 +35,8 @@ redis.describe('node image writes through the fleet API', () => {
   let filesUrl: string;
   let boardId: string;
   const data = image(12 * MIB);
+  let uploadDir: string;
+  const UPLOAD_MAX = 16 * MIB;
 
   beforeAll(async () => {
     files = createServer((req, res) => {
@@ -61,7 +66,15 @@ redis.describe('node image writes through the fleet API', () => {
     await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
     filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
     rack = await startRack(2);
-    app = await startTestApp({ redisUrl: redis.url, env: { POLL_INTERVAL_SECONDS: '2' } });
+    uploadDir = await mkdtemp(join(tmpdir(), 'node-image-uploads-'));
+    app = await startTestApp({
+      redisUrl: redis.url,
+      env: {
+        POLL_INTERVAL_SECONDS: '2',
+        NODE_IMAGE_UPLOAD_DIR: uploadDir,
+        NODE_IMAGE_UPLOAD_MAX_BYTES: String(UPLOAD_MAX),
+      },
+    });
     api = apiClient(app.baseUrl);
     const created = await api('POST', '/api/v1/boards', {
       name: 'img1',
@@ -82,6 +95,7 @@ redis.describe('node image writes through the fleet API', () => {
     await app?.close();
     await rack?.stop();
     await new Promise((r) => files?.close(r));
+    await rm(uploadDir, { recursive: true, force: true });
   });
 
   it('writes the image onto node 2 as a job; the eMMC matches its SHA-256; the timeline records it', async () => {
@@ -163,5 +177,136 @@ redis.describe('node image writes through the fleet API', () => {
       (await api('POST', `/api/v1/boards/${boardId}/nodes/1/image`, { url: `${filesUrl}/x.img` }, { token: null }))
         .status,
     ).toBe(401);
+  }, 60_000);
+
+  /** Streams `body` as an image upload, a MiB at a time, as the CLI does from a file. */
+  async function upload(node: number, body: Buffer, query: string, headers: Record<string, string> = {}) {
+    const pieces = (function* () {
+      for (let at = 0; at < body.length; at += MIB) {
+        yield body.subarray(at, at + MIB);
+      }
+    })();
+    const res = await undiciRequest(`${app.baseUrl}/api/v1/boards/${boardId}/nodes/${node}/image/upload?${query}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+        'content-type': 'application/octet-stream',
+        'content-length': String(body.length),
+        ...headers,
+      },
+      body: Readable.from(pieces),
+    });
+    const text = await res.body.text();
+    return {
+      status: res.statusCode,
+      type: String(res.headers['content-type'] ?? ''),
+      body: text ? JSON.parse(text) : null,
+    };
+  }
+
+  /** Sends only the headers of an upload and reads the answer (a refusal must come before any byte is sent). */
+  function headersOnly(path: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(`${app.baseUrl}${path}`, { method: 'POST', headers });
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null });
+        });
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+  }
+
+  it('writes an uploaded image onto node 4 as the same job; the eMMC matches; the stored upload is removed', async () => {
+    // Not the URL tests' bytes, so the eMMC shows which image was written.
+    const uploaded = image(12 * MIB);
+    for (let at = 7; at < uploaded.length; at += 4096) {
+      uploaded[at] = 0x5a;
+    }
+    const started = await upload(4, uploaded, `name=my-os.img&sha256=${sha256(uploaded)}`);
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({
+      board_id: boardId,
+      node: 4,
+      source: 'upload',
+      url: 'upload:my-os.img',
+      status: 'pending',
+    });
+    const done = await waitFor(
+      'uploaded image written',
+      () => api('GET', `/api/v1/node-images/${started.body.id}`),
+      (r) => r.body.status === 'succeeded' || r.body.status === 'failed',
+      90_000,
+      200,
+    );
+    expect(done.value.body).toMatchObject({
+      status: 'succeeded',
+      size: uploaded.length,
+      bytes_written: uploaded.length,
+      sha256: sha256(uploaded),
+      error: null,
+    });
+    const onBoard = await readFile(join(rack.stateDir, 'boards', '1', 'emmc', 'node4.img'));
+    expect(sha256(onBoard)).toBe(sha256(uploaded));
+    // The job ended: nothing of the upload is left on the fleet manager's disk.
+    expect(await readdir(uploadDir)).toEqual([]);
+    const timeline = await api('GET', `/api/v1/boards/${boardId}/timeline?limit=50`);
+    const summaries = (timeline.body.items as Array<{ summary: string }>).map((e) => e.summary);
+    expect(summaries).toContain('node 4 image queued from upload:my-os.img');
+    expect(summaries).toContain(`node 4 image written (sha256 ${sha256(uploaded)})`);
+  }, 120_000);
+
+  it('refuses an upload whose bytes differ from its sha256, storing nothing and queueing no job', async () => {
+    const before = await api('GET', `/api/v1/boards/${boardId}/timeline?limit=50`);
+    const res = await upload(3, image(MIB), `sha256=${'b'.repeat(64)}`);
+    expect(res.status).toBe(400);
+    expect(res.type).toContain('application/problem+json');
+    expect(res.body.detail).toBe(
+      `the uploaded image’s SHA-256 is ${sha256(image(MIB))}, not the declared ${'b'.repeat(64)}`,
+    );
+    expect(await readdir(uploadDir)).toEqual([]);
+    // The refusal is audited on the timeline; no job event (queued) followed it.
+    const after = await api('GET', `/api/v1/boards/${boardId}/timeline?limit=50`);
+    const lastJob = (page: { body: { items: Array<{ kind: string }> } }) =>
+      page.body.items.find((e) => e.kind === 'job');
+    expect(lastJob(after)).toEqual(lastJob(before));
+    expect(after.body.items[0]).toMatchObject({
+      kind: 'user_action',
+      summary: expect.stringMatching(/→ refused: the uploaded image’s SHA-256 is/),
+    });
+  }, 60_000);
+
+  it('refuses an upload over the size limit, without auth, or without a length or type, before storing a byte', async () => {
+    const path = `/api/v1/boards/${boardId}/nodes/3/image/upload`;
+    const base = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/octet-stream' };
+    const tooLarge = await headersOnly(path, { ...base, 'content-length': String(UPLOAD_MAX + 1) });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.detail).toBe(
+      `the image is ${UPLOAD_MAX + 1} bytes; this fleet manager takes uploads of at most ${UPLOAD_MAX} bytes (NODE_IMAGE_UPLOAD_MAX_BYTES)`,
+    );
+    const anonymous = await headersOnly(path, {
+      'content-type': 'application/octet-stream',
+      'content-length': String(MIB),
+    });
+    expect(anonymous.status).toBe(401);
+    const chunked = await headersOnly(path, { ...base, 'transfer-encoding': 'chunked' });
+    expect(chunked.status).toBe(400);
+    expect(chunked.body.detail).toMatch(/^declare the image’s length with Content-Length/);
+    const json = await api('POST', `${path}?name=x.img`, { url: 'http://example.org/x.img' });
+    expect(json.status).toBe(400);
+    expect(json.body.detail).toBe('send the image as Content-Type: application/octet-stream (got application/json)');
+    const badQuery = await upload(3, image(MIB), 'sha256=xyz');
+    expect(badQuery.status).toBe(400);
+    const noBoard = await headersOnly('/api/v1/boards/00000000-0000-4000-8000-000000000000/nodes/3/image/upload', {
+      ...base,
+      'content-length': String(MIB),
+    });
+    expect(noBoard.status).toBe(404);
+    expect(await readdir(uploadDir)).toEqual([]);
   }, 60_000);
 });

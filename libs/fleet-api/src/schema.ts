@@ -436,6 +436,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/boards/{id}/nodes/{node}/image/upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload an OS image and write it onto one node’s eMMC, as a job (progress on the board’s timeline)
+     * @description The body is the image (application/octet-stream) with its Content-Length. The fleet manager streams it to its disk (never into memory), refuses it (413) when the length is over NODE_IMAGE_UPLOAD_MAX_BYTES and (400) when the bytes differ from `sha256`, then queues the same job as the URL form; the stored file is removed when the job ends.
+     */
+    post: operations['NodeImagesController.upload'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/boards/{id}/poll': {
     parameters: {
       query?: never;
@@ -2582,11 +2602,17 @@ export interface components {
       node: number;
       /** @description SHA-256 of the bytes sent to the board */
       sha256: string | null;
-      /** @description Bytes of the image (Content-Length of the URL) */
+      /** @description Bytes of the image (Content-Length of the URL, or of the upload) */
       size: number | null;
+      /**
+       * @description Fetched from a URL, or uploaded to the fleet manager
+       * @enum {string}
+       */
+      source: 'url' | 'upload';
       started_at: string | null;
       /** @description pending | running | succeeded | failed | cancelled */
       status: string;
+      /** @description The URL without credentials or query, or `upload:<name>` for an upload */
       url: string;
     };
     NodeImageRequestIn: {
@@ -2602,6 +2628,21 @@ export interface components {
        * @default true
        */
       verify?: boolean;
+    };
+    NodeImageUploadQueryIn: {
+      /**
+       * @description The image’s file name, shown on the job and told to the board
+       * @default image.img
+       */
+      name?: string;
+      /** @description SHA-256 of the image: an upload whose bytes differ is refused (400) and not stored */
+      sha256?: string;
+      /**
+       * @description Read the image back from the node and compare (the board’s CRC check)
+       * @default true
+       * @enum {string}
+       */
+      verify?: '0' | '1' | 'true' | 'false';
     };
     NodePowerState: {
       /** Format: uuid */
@@ -4647,6 +4688,53 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['NodeImageRequestIn'];
+      };
+    };
+    responses: {
+      /** @description Problem */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Problem */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NodeImage'];
+        };
+      };
+    };
+  };
+  'NodeImagesController.upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        /** @description Node 1-4 (fleet numbering; translated per dialect) */
+        node: number;
+      };
+      cookie?: never;
+    };
+    /** @description The OS image, with its Content-Length */
+    requestBody: {
+      content: {
+        'application/octet-stream': string;
       };
     };
     responses: {

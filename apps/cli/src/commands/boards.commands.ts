@@ -86,7 +86,7 @@ Examples:
         [
           ['Name', b.name],
           ['ID', b.id],
-          ['State', `${state(b.state)}${b.state_reason ? ` (${b.state_reason})` : ''} since ${b.state_since ?? '-'}`],
+          ['State', `${stateWithReason(b.state, b.state_reason)} since ${b.state_since ?? '-'}`],
           ['URL', b.base_url],
           ['Rack', b.rack === null ? null : `${b.rack}${b.slot === null ? '' : ` slot ${b.slot}`}`],
           ['Labels', b.labels],
@@ -262,11 +262,16 @@ Examples:
       const result = await r.call(r.client().POST('/api/v1/boards/{id}/poll', { params: { path: { id } } }));
       const s = (result ?? {}) as { state?: string; state_reason?: string | null };
       r.out.done(
-        `board ${board} polled${s.state ? `: ${state(s.state)}${s.state_reason ? ` (${s.state_reason})` : ''}` : ''}`,
+        `board ${board} polled${s.state ? `: ${stateWithReason(s.state, s.state_reason)}` : ''}`,
         result,
         board,
       );
     });
 
   return boards;
+}
+
+/** A board's state word, coloured, with the reason in brackets when there is one. */
+function stateWithReason(value: string, reason: string | null | undefined): string {
+  return `${state(value)}${reason ? ` (${reason})` : ''}`;
 }
