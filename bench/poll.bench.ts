@@ -8,7 +8,7 @@
 // api` (registration, the API) and `--role worker` (queue workers), both with the scheduler clock. Their CPU and peak
 // RSS are read from /proc, so neither jest nor the bench's own sampling (staleness is read straight from
 // PostgreSQL) is counted. BENCH_WORKER_NODE_ARGS adds node options to the worker, e.g.
-// `--cpu-prof --cpu-prof-dir=.tmp/prof` for a V8 CPU profile.
+// `--cpu-prof --cpu-prof-dir=.tmp/prof` for a V8 CPU profile; BENCH_API_NODE_ARGS the same to the api.
 // The rack runs with --trust-loopback (no logins: 10,000 scrypt checks would measure the simulator, not us).
 //
 // BENCH_FAULTY=0.2 adds a faulty phase after the fault-free window, in the same run: that share of the boards gets a
@@ -16,6 +16,12 @@
 // parts), and the healthy boards' staleness is measured again over a window as long, against the same boards'
 // staleness without faults. Backwards moves of last_success_at (a trigger in the bench database) and transitions
 // recorded twice (timeline events that do not chain) are counted over the whole run.
+//
+// Second baseline (bench/lib/prometheus.ts): after the undici loop, Prometheus (Debian's /usr/bin/prometheus, or
+// BENCH_PROMETHEUS=<path>; BENCH_PROMETHEUS=0 skips it) scrapes every board's /metrics at the same interval, alone,
+// and its CPU per scrape is printed beside the fleet's per poll. A scrape is one GET of a text page, parsed and
+// appended to Prometheus's TSDB; a poll is 2.5 board requests on average, validated, compared with the stored state
+// and written to PostgreSQL (state, transitions, thermal history) through the queue.
 import { expect, it } from '@jest/globals';
 import pg from 'pg';
 import { Agent, request } from 'undici';
@@ -30,6 +36,7 @@ import {
   startFleetProcess,
   type FleetProcess,
 } from '../test/support/fleet-process.js';
+import { prometheusBinary, prometheusWindow } from './lib/prometheus.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -102,10 +109,10 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       '',
     );
 
-    const apiProcess = await startFleetProcess('api', env);
+    const nodeArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
+    const apiProcess = await startFleetProcess('api', env, nodeArgs('BENCH_API_NODE_ARGS'));
     fleet.push(apiProcess);
-    const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const worker = await startFleetProcess('worker', env, workerNodeArgs);
+    const worker = await startFleetProcess('worker', env, nodeArgs('BENCH_WORKER_NODE_ARGS'));
     fleet.push(worker);
     const api = apiClient(apiProcess.url);
     for (let i = 0; i < BOARDS; i += 1000) {
@@ -303,6 +310,20 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       ),
     };
 
+    // Second baseline: Prometheus scraping every board's /metrics at the same interval, alone (fleet and loop stopped).
+    const prometheus = prometheusBinary();
+    const prom = prometheus
+      ? await prometheusWindow({
+          binary: prometheus,
+          rackUrl: rack.url,
+          rackPid: rack.process.pid!,
+          boards: BOARDS,
+          intervalSeconds: INTERVAL,
+          warmupSeconds: WARMUP,
+          seconds: SECONDS,
+        })
+      : undefined;
+
     const f = (n: number, d = 1) => n.toFixed(d);
     lines.push(
       `| run | boards | interval | target polls/s | polls/s sustained | staleness p50 / p99 | CPU s per 1,000 polls | peak RSS |`,
@@ -315,6 +336,18 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
       `During the baseline window: loop ${f((bcpu.user + bcpu.system) / 1e6 / bwall, 2)} cores, rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
     );
+    if (prom) {
+      const promPer1000 = (prom.cpuSeconds / prom.scrapes) * 1000;
+      lines.push(
+        '',
+        `| Prometheus ${prom.version} (second baseline) | boards | interval | target scrapes/s | scrapes/s (succeeded) | samples per scrape | CPU s per 1,000 scrapes | peak RSS |`,
+        `|---|---|---|---|---|---|---|---|`,
+        `| one GET of each board's /metrics per interval, parsed and stored | ${BOARDS} | ${INTERVAL} s | ${f(BOARDS / INTERVAL)} | ${f(prom.scrapes / prom.wall)} (${f(prom.succeeded / prom.wall)}) | ${f(prom.samplesPerScrape, 0)} | ${f(promPer1000, 2)} | ${f(prom.peakRssBytes / 2 ** 20, 0)} MiB |`,
+        '',
+        `Fleet CPU per poll: ${f(result.cpuPer1000 / promPer1000, 2)}× Prometheus's CPU per scrape (worker alone ${f(result.workerPer1000 / promPer1000, 2)}×).`,
+        `During the Prometheus window: prometheus ${f(prom.cpuSeconds / prom.wall, 2)} cores, rack ${f(prom.rackCores, 2)} (rendering the pages); the machine was ${f(prom.machineBusy * 100, 0)} % busy. Scrape duration mean ${f(prom.scrapeMs.mean)} ms, p99 ${f(prom.scrapeMs.p99)} ms; head series ${prom.headSeries}.`,
+      );
+    }
     if (faulty) {
       const clean = sampled.healthy;
       const row = (label: string, s: number[]) =>

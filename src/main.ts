@@ -8,6 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { configureHttpApp, createFastifyAdapter, stopAccepting } from './common/http-setup.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.service.js';
+import { setHeapGrowth } from './config/heap-growth.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.js';
 import { AppLogger } from './logging/logging.module.js';
 
@@ -26,6 +27,8 @@ function readConfig(): AppConfig {
 
 async function bootstrap(): Promise<void> {
   let config = readConfig();
+  // As soon as the role is known: the heap's growth is sized per role (src/config/heap-growth.ts).
+  setHeapGrowth(config.role);
   const logger = new Logger('Main');
   // Written once the application logger exists, so they come out as JSON or pretty text like every other line.
   const startup: string[] = [];

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Gauge } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BoardsRepository } from './boards.repository.js';
 
@@ -7,17 +6,15 @@ import { BoardsRepository } from './boards.repository.js';
 @Injectable()
 export class BoardsMetrics {
   constructor(metrics: MetricsService, boards: BoardsRepository) {
-    new Gauge({
-      name: 'tpfleet_boards',
-      help: 'Registered boards by reachability state and dialect',
-      labelNames: ['state', 'dialect'] as const,
-      registers: [metrics.registry],
-      async collect() {
-        this.reset();
-        for (const row of await boards.countByStateAndDialect()) {
-          this.set({ state: row.state, dialect: row.dialect ?? 'unknown' }, row.count);
-        }
-      },
-    });
+    metrics.scrapedGauge(
+      'tpfleet_boards',
+      'Registered boards by reachability state and dialect',
+      ['state', 'dialect'],
+      async () =>
+        (await boards.countByStateAndDialect()).map((row) => [
+          { state: row.state, dialect: row.dialect ?? 'unknown' },
+          row.count,
+        ]),
+    );
   }
 }

@@ -7,12 +7,12 @@ describe('label selectors become SQL over the JSONB labels (no in-memory filteri
   it('turns each requirement into one bound condition', () => {
     const parts = selectorSql(parseLabelSelector('rack=r1,role!=spare,gpu,!retired'));
     expect(parts.map((p) => p.sql)).toEqual([
-      '("labels"->>?) = ?',
+      '"labels" @> ?::jsonb',
       '("labels"->>?) IS DISTINCT FROM ?',
       'jsonb_exists("labels", ?)',
       'NOT jsonb_exists("labels", ?)',
     ]);
-    expect(parts.flatMap((p) => p.values)).toEqual(['rack', 'r1', 'role', 'spare', 'gpu', 'retired']);
+    expect(parts.flatMap((p) => p.values)).toEqual(['{"rack":"r1"}', 'role', 'spare', 'gpu', 'retired']);
   });
 
   it('an empty selector matches everything', () => {

@@ -89,12 +89,16 @@ const SORT_COLUMNS: Record<BoardSortField, Prisma.Sql> = {
   updated_at: Prisma.sql`"updatedAt"`,
 };
 
-/** Label selector → SQL over the JSONB labels column (no board is loaded to be filtered in memory). */
+/**
+ * Label selector → SQL over the JSONB labels column (no board is loaded to be filtered in memory). `key=value` is a
+ * containment test, which the GIN index on labels answers (prisma/schema/boards.prisma); labels are flat string maps,
+ * so it matches exactly the boards whose `labels->>key` is `value`.
+ */
 export function selectorSql(requirements: readonly LabelRequirement[]): Prisma.Sql[] {
   return requirements.map((r) => {
     switch (r.op) {
       case 'eq':
-        return Prisma.sql`("labels"->>${r.key}) = ${r.value}`;
+        return Prisma.sql`"labels" @> ${JSON.stringify({ [r.key]: r.value })}::jsonb`;
       case 'neq':
         return Prisma.sql`("labels"->>${r.key}) IS DISTINCT FROM ${r.value}`;
       case 'exists':

@@ -157,8 +157,18 @@ export const envSchema = z.object({
     'Boards of the lagging lane (last poll slow, timed out or unanswered) one worker process polls at the same time. Their own queue and slots: a board that answers in seconds or not at all costs its own wait, never a healthy board’s slot.',
   ),
   POLL_TIMEOUT_MS: int(5000, 100, 600000).describe('Timeout of one request to a board.'),
+  NODE_IMAGE_UPLOAD_DIR: z
+    .string()
+    .min(1)
+    .default('.data/node-images')
+    .describe(
+      'Where uploaded node OS images wait for their flash job (POST /api/v1/boards/{id}/nodes/{node}/image/upload); each is removed when its job ends, and leftovers (older than 10 minutes: another process may be writing one) at start. With separate `api` and `worker` processes it must be one directory both see.',
+    ),
+  NODE_IMAGE_UPLOAD_MAX_BYTES: int(32 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER).describe(
+    'Largest node OS image an upload may declare (Content-Length), in bytes; more is refused with 413 before any byte is stored.',
+  ),
   THERMAL_RAW_RETENTION_HOURS: int(24, 1, 8760).describe(
-    'How long raw thermal samples (one per sensor per poll) are kept; older history is read from the 5-minute means.',
+    'How long raw thermal samples (one per sensor per poll) are kept; older history is read from the 5-minute means. Whole hourly partitions are dropped, so an hour stays up to one hour longer; each hour kept is a partition (a statement over all of them, such as deleting a board, locks each: past a few weeks raise PostgreSQL max_locks_per_transaction).',
   ),
   THERMAL_ROLLUP_RETENTION_DAYS: int(30, 1, 3650).describe('How long the 5-minute thermal means are kept.'),
   THERMAL_COMPACT_INTERVAL_SECONDS: int(300, 1, 3600).describe(

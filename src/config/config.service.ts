@@ -39,6 +39,8 @@ export interface AppConfig {
     /** How often the compaction job is enqueued. */
     thermalCompactIntervalSeconds: number;
   };
+  /** Uploaded node OS images (src/boards/node-image-uploads.ts). */
+  nodeImages: { uploadDir: string; maxUploadBytes: number };
   role: Role;
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -112,6 +114,7 @@ export function parseConfig(env: EnvSource): AppConfig {
       thermalCompactIntervalSeconds: e.THERMAL_COMPACT_INTERVAL_SECONDS,
       timeoutMs: e.POLL_TIMEOUT_MS,
     },
+    nodeImages: { uploadDir: resolve(e.NODE_IMAGE_UPLOAD_DIR), maxUploadBytes: e.NODE_IMAGE_UPLOAD_MAX_BYTES },
     role: e.ROLE,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
@@ -158,6 +161,9 @@ export class ConfigService {
   }
   get polling(): AppConfig['polling'] {
     return this.config.polling;
+  }
+  get nodeImages(): AppConfig['nodeImages'] {
+    return this.config.nodeImages;
   }
   get role(): Role {
     return this.config.role;

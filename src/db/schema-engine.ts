@@ -113,11 +113,15 @@ class PgWithShadowDb extends PrismaPg {
     super(fields);
   }
 
+  override async connect(): Promise<Awaited<ReturnType<PrismaPg['connect']>>> {
+    return wholeScripts(await super.connect());
+  }
+
   override async connectToShadowDb(): Promise<Awaited<ReturnType<PrismaPg['connectToShadowDb']>>> {
     const main = await this.connect();
     const name = `prisma_migrate_shadow_db_${globalThis.crypto.randomUUID()}`;
     await main.executeScript(`CREATE DATABASE "${name}"`);
-    const shadow = await new PrismaPg({ ...this.fields, database: name }).connect();
+    const shadow = wholeScripts(await new PrismaPg({ ...this.fields, database: name }).connect());
     const dispose = shadow.dispose.bind(shadow);
     let disposed = false;
     shadow.dispose = async () => {
@@ -131,6 +135,26 @@ class PgWithShadowDb extends PrismaPg {
     };
     return shadow;
   }
+}
+
+// Workaround 3: adapter-pg 7.10.1 executeScript() splits a migration on every ';' and sends the pieces one by one,
+// which cuts a function body ($$ … ; … $$) or a ';' inside a string or comment apart (the thermal partition
+// functions in prisma/migrations/20261125030000_thermal_sample_partitions are such bodies). Send the script as one
+// simple-protocol query instead, as Prisma's native schema engine does: PostgreSQL runs its statements in order, as
+// one implicit transaction, so a migration that fails half-way leaves nothing behind.
+type PgAdapter = Awaited<ReturnType<PrismaPg['connect']>>;
+function wholeScripts(adapter: PgAdapter): PgAdapter {
+  const pool = adapter.underlyingDriver() as pg.Pool;
+  // onError turns a pg error into the DriverAdapterError the engine reports (it always throws).
+  const onError = (adapter as unknown as { onError(e: unknown): never }).onError.bind(adapter);
+  adapter.executeScript = async (script: string) => {
+    try {
+      await pool.query(script);
+    } catch (err) {
+      onError(err);
+    }
+  };
+  return adapter;
 }
 
 /** A migration-aware adapter factory for a PostgreSQL server URL (the role needs CREATEDB for `dev`). */

@@ -51,19 +51,39 @@ export class MetricsService {
 
   constructor(private readonly jobs: JobsService) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tpfleet_' });
-    const jobsService = this.jobs;
-    new Gauge({
-      name: 'tpfleet_queue_jobs',
-      help: 'Jobs in each queue by BullMQ status',
-      labelNames: ['queue', 'status'] as const,
+    this.scrapedGauge('tpfleet_queue_jobs', 'Jobs in each queue by BullMQ status', ['queue', 'status'], async () => {
+      const rows: Array<[Record<'queue' | 'status', string>, number]> = [];
+      for (const queue of QUEUE_NAMES) {
+        const counts = await this.jobs.queue(queue).getJobCounts('waiting', 'active', 'delayed', 'failed');
+        for (const [status, count] of Object.entries(counts)) {
+          rows.push([{ queue, status }, count]);
+        }
+      }
+      return rows;
+    });
+  }
+
+  /**
+   * A gauge computed when scraped, never on the polling path: `read` gives its values by label set; the gauge is
+   * reset first, so a label set that no longer occurs disappears. Domains add theirs this way
+   * (src/boards/boards.metrics.ts).
+   */
+  scrapedGauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    read: () => Promise<Array<[Record<L, string>, number]>>,
+  ): Gauge<L> {
+    return new Gauge({
+      name,
+      help,
+      labelNames,
       registers: [this.registry],
       async collect() {
+        const rows = await read();
         this.reset();
-        for (const queue of QUEUE_NAMES) {
-          const counts = await jobsService.queue(queue).getJobCounts('waiting', 'active', 'delayed', 'failed');
-          for (const [status, count] of Object.entries(counts)) {
-            this.set({ queue, status }, count);
-          }
+        for (const [labels, value] of rows) {
+          this.set(labels, value);
         }
       },
     });

@@ -20,6 +20,14 @@ const pollBatchPayload = z.object({
 });
 
 /**
+ * Poll jobs are not retried: a poll that failed is recorded, and the next tick (or slow interval) reads again.
+ */
+const pollOnce = {
+  retry: { attempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
+  keepCompleted: 100,
+} as const;
+
+/**
  * One job polls a batch of boards (bounded concurrency inside the worker), so 10,000 boards at 15 s cost ~13 queue
  * jobs a second instead of ~667. Not retried: a poll that failed is recorded, and the next tick polls again.
  */
@@ -27,8 +35,7 @@ export const pollBatchJob = defineJob({
   name: 'boards.poll-batch',
   queue: 'polling',
   payload: pollBatchPayload,
-  retry: { attempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
-  keepCompleted: 100,
+  ...pollOnce,
 });
 
 /**
@@ -40,8 +47,7 @@ export const pollLaggingJob = defineJob({
   name: 'boards.poll-lagging',
   queue: 'polling-lagging',
   payload: pollBatchPayload,
-  retry: { attempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
-  keepCompleted: 100,
+  ...pollOnce,
 });
 
 /**
@@ -54,8 +60,7 @@ export const pollSlowJob = defineJob({
   name: 'boards.poll-slow',
   queue: 'polling-slow',
   payload: z.object({ boards: z.array(z.uuid()).min(1).max(1000) }),
-  retry: { attempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
-  keepCompleted: 100,
+  ...pollOnce,
 });
 
 /** Rolls raw thermal samples into 5-minute means and applies retention (idempotent: safe to run twice). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Board } from '../generated/prisma/client.js';
+import { Prisma, type Board } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import { MEDIUM_POLL_EVERY } from './polling.settings.js';
 
@@ -53,6 +53,21 @@ export interface PollWrite {
   thermalSamples: Array<{ sensor: string; temperatureC: number }>;
   events: Array<{ kind: string; summary: string; detail?: unknown }>;
 }
+
+/**
+ * The firmware check and slots of a board's reading move forward only: both the poll and the slow lane write them,
+ * and an older read never replaces a newer one. Shared by both upserts of "BoardReading".
+ */
+const FIRMWARE_READINGS_FORWARD_ONLY = Prisma.sql`
+          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
+              OR "BoardReading"."firmwareAt" IS NULL
+            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
+            ELSE "BoardReading"."firmwareCheck" END,
+          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
+          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
+            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
+            ELSE "BoardReading"."slots" END,
+          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt")`;
 
 @Injectable()
 export class PollingRepository {
@@ -271,15 +286,7 @@ export class PollingRepository {
           "healthAt" = COALESCE(EXCLUDED."healthAt", "BoardReading"."healthAt"),
           "thermal" = COALESCE(EXCLUDED."thermal", "BoardReading"."thermal"),
           "thermalAt" = COALESCE(EXCLUDED."thermalAt", "BoardReading"."thermalAt"),
-          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
-              OR "BoardReading"."firmwareAt" IS NULL
-            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
-            ELSE "BoardReading"."firmwareCheck" END,
-          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
-          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
-            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
-            ELSE "BoardReading"."slots" END,
-          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt"),
+          ${FIRMWARE_READINGS_FORWARD_ONLY},
           "about" = COALESCE(EXCLUDED."about", "BoardReading"."about"),
           "aboutAt" = COALESCE(EXCLUDED."aboutAt", "BoardReading"."aboutAt"),
           "cooling" = COALESCE(EXCLUDED."cooling", "BoardReading"."cooling"),
@@ -351,15 +358,7 @@ export class PollingRepository {
           id uuid, fw jsonb, fw_at timestamptz, slots jsonb, slots_at timestamptz)
         JOIN "Board" b ON b."id" = r.id
         ON CONFLICT ("boardId") DO UPDATE SET
-          "firmwareCheck" = CASE WHEN EXCLUDED."firmwareAt" >= "BoardReading"."firmwareAt"
-              OR "BoardReading"."firmwareAt" IS NULL
-            THEN COALESCE(EXCLUDED."firmwareCheck", "BoardReading"."firmwareCheck")
-            ELSE "BoardReading"."firmwareCheck" END,
-          "firmwareAt" = GREATEST(EXCLUDED."firmwareAt", "BoardReading"."firmwareAt"),
-          "slots" = CASE WHEN EXCLUDED."slotsAt" >= "BoardReading"."slotsAt" OR "BoardReading"."slotsAt" IS NULL
-            THEN COALESCE(EXCLUDED."slots", "BoardReading"."slots")
-            ELSE "BoardReading"."slots" END,
-          "slotsAt" = GREATEST(EXCLUDED."slotsAt", "BoardReading"."slotsAt")
+          ${FIRMWARE_READINGS_FORWARD_ONLY}
       ),
       event_rows AS (
         INSERT INTO "BoardEvent" ("boardId", "at", "kind", "summary", "detail")
@@ -377,12 +376,31 @@ export class PollingRepository {
   }
 
   /**
-   * 5-minute means of the samples since `since` (recomputed from raw rows, so re-running is harmless), then
-   * retention of both tables.
+   * Partition upkeep of the raw samples, one statement (thermal_sample_maintain, defined in
+   * prisma/migrations/20261125030000_thermal_sample_partitions): drops the hourly partitions that end at or before
+   * `keepAfter`, deletes the default partition's rows older than that (normally none), creates the partitions of
+   * `now`'s hour and `aheadHours` after it. Idempotent, and safe with two workers running it at once.
    */
-  async compactThermal(since: Date, rawBefore: Date, rollupBefore: Date, bucketSeconds: number): Promise<number[]> {
-    return this.prisma.$transaction([
-      this.prisma.$executeRaw`
+  async maintainThermalPartitions(
+    now: Date,
+    aheadHours: number,
+    keepAfter: Date,
+  ): Promise<{ created: number; dropped: number; deleted: number }> {
+    const [row] = await this.prisma.$queryRaw<Array<{ created: number; dropped: number; deleted: bigint }>>`
+      SELECT "created", "dropped", "deleted"
+      FROM "thermal_sample_maintain"(${now}::timestamptz, ${aheadHours}::int, ${keepAfter}::timestamptz)`;
+    return { created: row?.created ?? 0, dropped: row?.dropped ?? 0, deleted: Number(row?.deleted ?? 0) };
+  }
+
+  /**
+   * 5-minute means of the samples since `since` (recomputed from raw rows, so re-running is harmless), then the
+   * retention of the means. The bound on "at" is a value PostgreSQL sees at planning, so it scans only the
+   * partitions of the last buckets (and the default one), never the day of raw history. Two statements, each atomic
+   * on its own, and not a Prisma transaction: those give up after 5 s, and the upsert of a 10,000-board fleet's last
+   * minutes takes longer on a busy database (bench/thermal.bench.ts failed so over one hour of samples).
+   */
+  async compactThermal(since: Date, rollupBefore: Date, bucketSeconds: number): Promise<number[]> {
+    const rollups = await this.prisma.$executeRaw`
         INSERT INTO "ThermalRollup" ("boardId", "sensor", "bucket", "mean", "min", "max", "samples")
         SELECT "boardId", "sensor", to_timestamp(floor(extract(epoch FROM "at") / ${bucketSeconds}) * ${bucketSeconds}) AS bucket,
           avg("temperatureC"), min("temperatureC"), max("temperatureC"), count(*)::int
@@ -390,9 +408,8 @@ export class PollingRepository {
         WHERE "at" >= ${since}
         GROUP BY 1, 2, 3
         ON CONFLICT ("boardId", "sensor", "bucket") DO UPDATE SET
-          "mean" = EXCLUDED."mean", "min" = EXCLUDED."min", "max" = EXCLUDED."max", "samples" = EXCLUDED."samples"`,
-      this.prisma.$executeRaw`DELETE FROM "ThermalSample" WHERE "at" < ${rawBefore}`,
-      this.prisma.$executeRaw`DELETE FROM "ThermalRollup" WHERE "bucket" < ${rollupBefore}`,
-    ]);
+          "mean" = EXCLUDED."mean", "min" = EXCLUDED."min", "max" = EXCLUDED."max", "samples" = EXCLUDED."samples"`;
+    const deleted = await this.prisma.$executeRaw`DELETE FROM "ThermalRollup" WHERE "bucket" < ${rollupBefore}`;
+    return [rollups, deleted];
   }
 }

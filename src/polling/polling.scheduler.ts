@@ -1,8 +1,9 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { ClockRound } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
+import type { JobInput } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { ThrottledLog } from '../logging/throttled-log.js';
 import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository } from './polling.repository.js';
 import {
@@ -27,11 +28,15 @@ import { jobId } from '../jobs/job-id.js';
 @Injectable()
 export class PollingScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(PollingScheduler.name);
-  private readonly failures = new ThrottledLog(this.logger, 'polling tick');
-  private running = false;
+  private readonly round = new ClockRound(this.logger, 'polling tick');
   private nextCompactionAt = Infinity;
   /** Set by tests and the bench to stop the clock; the API still works. */
-  enabled = true;
+  get enabled(): boolean {
+    return this.round.enabled;
+  }
+  set enabled(on: boolean) {
+    this.round.enabled = on;
+  }
 
   constructor(
     private readonly config: ConfigService,
@@ -48,76 +53,72 @@ export class PollingScheduler implements OnApplicationBootstrap {
   }
 
   /** One scheduling round; returns the number of boards enqueued (tests call it directly). */
-  async tick(): Promise<number> {
-    if (this.running || !this.enabled) {
+  tick(): Promise<number> {
+    return this.round.run(() => this.claimAndEnqueue(), 0);
+  }
+
+  private async claimAndEnqueue(): Promise<number> {
+    const waiting = await this.jobs.queue('polling').getWaitingCount();
+    if (waiting > MAX_WAITING_BATCHES) {
+      // Backpressure: boards stay due and are claimed once workers catch up (staleness grows, memory does not).
+      this.logger.warn(`polling is behind: ${waiting} batches waiting; not claiming this tick`);
       return 0;
     }
-    this.running = true;
-    try {
-      const waiting = await this.jobs.queue('polling').getWaitingCount();
-      if (waiting > MAX_WAITING_BATCHES) {
-        // Backpressure: boards stay due and are claimed once workers catch up (staleness grows, memory does not).
-        this.logger.warn(`polling is behind: ${waiting} batches waiting; not claiming this tick`);
-        return 0;
-      }
-      const slowWaiting = await this.jobs.queue(pollSlowJob.queue).getWaitingCount();
-      const laggingWaiting = await this.jobs.queue(pollLaggingJob.queue).getWaitingCount();
-      const claimed = await this.repository.claimDue({
-        limit: MAX_CLAIM_PER_TICK,
-        defaultIntervalSeconds: this.config.polling.intervalSeconds,
-        slowIntervalSeconds: this.config.polling.slowIntervalSeconds,
-        leaseExtraSeconds: (LEASE_REQUESTS * this.config.polling.timeoutMs) / 1000,
-        includeSlow: slowWaiting <= MAX_WAITING_SLOW_BATCHES,
-        // A lagging lane that fell behind leaves its boards due; the fast lane is claimed as usual.
-        includeLagging: laggingWaiting <= MAX_WAITING_LAGGING_BATCHES,
-      });
-      this.failures.ok();
-      if (claimed === null) {
-        return 0; // another instance is the scheduler this tick
-      }
-      if (Date.now() >= this.nextCompactionAt) {
-        const everyMs = this.config.polling.thermalCompactIntervalSeconds * 1000;
-        this.nextCompactionAt = Date.now() + everyMs;
-        // One job per interval slot even when several instances take turns scheduling.
-        const slot = Math.floor(Date.now() / everyMs);
-        await this.jobs.enqueue(compactThermalJob, {}, { jobId: jobId('compact-thermal', everyMs, slot) });
-      }
-      if (claimed.length === 0) {
-        return 0;
-      }
-      // Fast lane: /health and /thermal (and /cooling, /sdcard when due), for boards that answered promptly last time.
-      // Lagging lane: the same poll for boards that were slow or did not answer, in a queue with slots of their own.
-      // Slow lane: the firmware reads, as jobs of their own queue, so an update check waiting on a board's uplink
-      // never delays a health poll.
-      for (const [job, lagging] of [
-        [pollBatchJob, false],
-        [pollLaggingJob, true],
-      ] as const) {
-        const lane = claimed
-          .filter((c) => c.lagging === lagging)
-          .map((c) => ({ id: c.id, slow: false, medium: c.medium, lease: c.lease }));
-        const batches = [];
-        for (let i = 0; i < lane.length; i += POLL_BATCH_SIZE) {
-          batches.push({ payload: { boards: lane.slice(i, i + POLL_BATCH_SIZE) } });
-        }
-        if (batches.length) {
-          await this.jobs.enqueueMany(job, batches);
-        }
-      }
-      const slow = claimed.filter((c) => c.slow).map((c) => c.id);
-      const slowBatches = [];
-      for (let i = 0; i < slow.length; i += POLL_BATCH_SIZE) {
-        slowBatches.push({ payload: { boards: slow.slice(i, i + POLL_BATCH_SIZE) } });
-      }
-      if (slowBatches.length) {
-        await this.jobs.enqueueMany(pollSlowJob, slowBatches);
-      }
-      return claimed.length;
-    } catch (err) {
-      this.failures.fail(err);
+    const slowWaiting = await this.jobs.queue(pollSlowJob.queue).getWaitingCount();
+    const laggingWaiting = await this.jobs.queue(pollLaggingJob.queue).getWaitingCount();
+    const claimed = await this.repository.claimDue({
+      limit: MAX_CLAIM_PER_TICK,
+      defaultIntervalSeconds: this.config.polling.intervalSeconds,
+      slowIntervalSeconds: this.config.polling.slowIntervalSeconds,
+      leaseExtraSeconds: (LEASE_REQUESTS * this.config.polling.timeoutMs) / 1000,
+      includeSlow: slowWaiting <= MAX_WAITING_SLOW_BATCHES,
+      // A lagging lane that fell behind leaves its boards due; the fast lane is claimed as usual.
+      includeLagging: laggingWaiting <= MAX_WAITING_LAGGING_BATCHES,
+    });
+    if (claimed === null) {
+      return 0; // another instance is the scheduler this tick
+    }
+    if (Date.now() >= this.nextCompactionAt) {
+      const everyMs = this.config.polling.thermalCompactIntervalSeconds * 1000;
+      this.nextCompactionAt = Date.now() + everyMs;
+      // One job per interval slot even when several instances take turns scheduling.
+      const slot = Math.floor(Date.now() / everyMs);
+      await this.jobs.enqueue(compactThermalJob, {}, { jobId: jobId('compact-thermal', everyMs, slot) });
+    }
+    if (claimed.length === 0) {
       return 0;
-    } finally {
-      this.running = false;
+    }
+    // Fast lane: /health and /thermal (and /cooling, /sdcard when due), for boards that answered promptly last time.
+    // Lagging lane: the same poll for boards that were slow or did not answer, in a queue with slots of their own.
+    // Slow lane: the firmware reads, as jobs of their own queue, so an update check waiting on a board's uplink
+    // never delays a health poll.
+    for (const [job, lagging] of [
+      [pollBatchJob, false],
+      [pollLaggingJob, true],
+    ] as const) {
+      const lane = claimed
+        .filter((c) => c.lagging === lagging)
+        .map((c) => ({ id: c.id, slow: false, medium: c.medium, lease: c.lease }));
+      await this.enqueueBatches(job, lane);
+    }
+    await this.enqueueBatches(
+      pollSlowJob,
+      claimed.filter((c) => c.slow).map((c) => c.id),
+    );
+    return claimed.length;
+  }
+
+  /** One job per POLL_BATCH_SIZE boards of a lane (none for an empty lane). */
+  private async enqueueBatches<D extends typeof pollBatchJob | typeof pollLaggingJob | typeof pollSlowJob>(
+    job: D,
+    boards: JobInput<D>['boards'],
+  ): Promise<void> {
+    const batches: Array<{ payload: JobInput<D> }> = [];
+    for (let i = 0; i < boards.length; i += POLL_BATCH_SIZE) {
+      batches.push({ payload: { boards: boards.slice(i, i + POLL_BATCH_SIZE) } as JobInput<D> });
+    }
+    if (batches.length) {
+      await this.jobs.enqueueMany(job, batches);
     }
   }
 }

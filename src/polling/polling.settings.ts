@@ -50,6 +50,13 @@ export const MEDIUM_POLL_EVERY = 4;
 
 // Thermal history: raw samples, rolled into 5-minute means (retention: THERMAL_*_RETENTION_* settings).
 export const THERMAL_BUCKET_SECONDS = 300;
+/**
+ * Hourly partitions of the raw samples created ahead of the hour being written (by the compaction job, every
+ * THERMAL_COMPACT_INTERVAL_SECONDS, at most an hour): three hours outlast two missed or failed runs at the longest
+ * interval, and an empty partition costs a few pages. Should all be missed, inserts land in the default partition
+ * and the next run moves them into their hour.
+ */
+export const THERMAL_PARTITIONS_AHEAD_HOURS = 3;
 
 /**
  * The first compaction after start comes after a minute (or the interval, when shorter), not a whole interval: a

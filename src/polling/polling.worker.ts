@@ -18,6 +18,7 @@ import {
   LEASE_REQUESTS,
   reachabilityPolicy,
   THERMAL_BUCKET_SECONDS,
+  THERMAL_PARTITIONS_AHEAD_HOURS,
   WRITE_LINGER_MS,
 } from './polling.settings.js';
 
@@ -227,18 +228,36 @@ export class PollingWorker implements BoardPoller {
   }
 
   @JobHandler(compactThermalJob)
-  async compactThermal(): Promise<{ rollups: number; deletedRaw: number; deletedRollups: number }> {
+  async compactThermal(): Promise<{
+    rollups: number;
+    createdPartitions: number;
+    droppedPartitions: number;
+    deletedRaw: number;
+    deletedRollups: number;
+  }> {
     const now = Date.now();
     const bucketMs = THERMAL_BUCKET_SECONDS * 1000;
+    // Partitions first: the hour being written gets its own before the compaction reads it (rows that waited in the
+    // default partition move there), and raw retention is whole hourly partitions dropped, not rows deleted.
+    const partitions = await this.repository.maintainThermalPartitions(
+      new Date(now),
+      THERMAL_PARTITIONS_AHEAD_HOURS,
+      new Date(now - this.config.polling.thermalRawRetentionHours * 3600_000),
+    );
     // Recompute the last three buckets: the current one is still filling, the previous may have late samples.
     const since = new Date(Math.floor(now / bucketMs) * bucketMs - 2 * bucketMs);
-    const [rollups = 0, deletedRaw = 0, deletedRollups = 0] = await this.repository.compactThermal(
+    const [rollups = 0, deletedRollups = 0] = await this.repository.compactThermal(
       since,
-      new Date(now - this.config.polling.thermalRawRetentionHours * 3600_000),
       new Date(now - this.config.polling.thermalRollupRetentionDays * 86_400_000),
       THERMAL_BUCKET_SECONDS,
     );
     this.metrics.jobOutcomes.inc({ job: compactThermalJob.name, outcome: 'completed' });
-    return { rollups, deletedRaw, deletedRollups };
+    return {
+      rollups,
+      createdPartitions: partitions.created,
+      droppedPartitions: partitions.dropped,
+      deletedRaw: partitions.deleted,
+      deletedRollups,
+    };
   }
 }

@@ -3,7 +3,7 @@
 // through pglite-prisma-adapter, as `migrate-cli` does for the embedded database (pglite-socket serves a single
 // database, so adapter-pg cannot create a shadow database there).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -24,6 +24,7 @@ import { testEnv } from '../support/env.js';
 interface Target {
   factory(): SqlMigrationAwareDriverAdapterFactory;
   columns(table: string): Promise<string[]>;
+  value(sql: string): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -43,6 +44,15 @@ async function postgresTarget(): Promise<Target> {
         await c.end();
       }
     },
+    async value(sql) {
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        return Object.values((await c.query<Record<string, unknown>>(sql)).rows[0] ?? {})[0];
+      } finally {
+        await c.end();
+      }
+    },
     close: () => db.drop(),
   };
 }
@@ -53,6 +63,7 @@ async function pgliteTarget(): Promise<Target> {
     factory: () => new PrismaPGlite(db) as unknown as SqlMigrationAwareDriverAdapterFactory,
     columns: async (table) =>
       (await db.query<{ column_name: string }>(COLUMNS_SQL, [table])).rows.map((x) => x.column_name),
+    value: async (sql) => Object.values((await db.query<Record<string, unknown>>(sql)).rows[0] ?? {})[0],
     close: () => db.close(),
   };
 }
@@ -109,6 +120,27 @@ describe('migration runner (WASM schema engine)', () => {
     expect(await columns('Widget')).toEqual(['id', 'name', 'size']);
     expect(await migrateDeploy(factory(), paths)).toEqual([]);
     expect(summarizeStatus(await migrateStatus(factory(), paths))).toEqual({ pending: [], problems: [] });
+  });
+
+  it('deploy applies a hand-written migration whose function body and comments hold semicolons', async () => {
+    // adapter-pg split scripts on every ';' (src/db/schema-engine.ts, wholeScripts): this body came apart.
+    const name = '29991231235959_function';
+    await mkdir(join(paths.migrations, name));
+    await writeFile(
+      join(paths.migrations, name, 'migration.sql'),
+      `-- A comment; with a semicolon.
+CREATE FUNCTION "widget_count"(p_min int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  n int;
+BEGIN
+  SELECT count(*) INTO n FROM "Widget" WHERE "size" >= p_min;
+  RETURN n + length('a;b');
+END
+$$;
+`,
+    );
+    expect(await migrateDeploy(factory(), paths)).toEqual([name]);
+    expect(await target.value('SELECT "widget_count"(1) AS n')).toBe(3);
   });
 
   it('status reports a migration edited after it was applied', async () => {

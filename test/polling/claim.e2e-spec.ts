@@ -120,4 +120,40 @@ redis.describe('claiming due boards', () => {
     await repository.applyPolls([write(second!.lease, t0, 'degraded')]);
     expect(await row()).toMatchObject({ success: t1, state: 'online', events: before.events + 1 });
   });
+
+  it('moves the firmware check and slots forward only, whether the slow lane or a poll writes them', async () => {
+    const repository = app.app.get(PollingRepository);
+    const stored = async () =>
+      (
+        await sql.query<{ fw: unknown; slots: unknown }>(
+          `SELECT "firmwareCheck" AS fw, "slots" FROM "BoardReading" WHERE "boardId" = $1`,
+          [id],
+        )
+      ).rows[0]!;
+    const slow = (readAt: Date, tag: string) =>
+      repository.applySlowReads([
+        { boardId: id, readAt, firmwareCheck: { tag }, slots: { tag }, events: [], retryAt: null },
+      ]);
+    const poll = async (polledAt: Date, tag: string) => {
+      await sql.query(
+        `UPDATE "Board" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "id" = $1`,
+        [id],
+      );
+      const [claim] = (await repository.claimDue(CLAIM))!;
+      await repository.applyPolls([
+        { ...write(claim!.lease, polledAt), reading: { firmwareCheck: { tag }, slots: { tag } }, events: [] },
+      ]);
+    };
+    const base = Date.now() + 60_000; // after every poll the earlier tests wrote
+    await slow(new Date(base + 10_000), 'slow, newest');
+    await slow(new Date(base), 'slow, older');
+    expect(await stored()).toEqual({ fw: { tag: 'slow, newest' }, slots: { tag: 'slow, newest' } });
+    // A poll newer than the board's last poll, but with reads older than the slow lane's: the readings stay.
+    await poll(new Date(base + 5000), 'poll, older');
+    expect(await stored()).toEqual({ fw: { tag: 'slow, newest' }, slots: { tag: 'slow, newest' } });
+    await poll(new Date(base + 20_000), 'poll, newest');
+    expect(await stored()).toEqual({ fw: { tag: 'poll, newest' }, slots: { tag: 'poll, newest' } });
+    await slow(new Date(base + 15_000), 'slow, older again');
+    expect(await stored()).toEqual({ fw: { tag: 'poll, newest' }, slots: { tag: 'poll, newest' } });
+  });
 });

@@ -141,7 +141,24 @@ redis.describe('polling a faulty rack with two workers', () => {
     // room for this shared 2-core machine (load average 15-20 while other test runs share it): 4 intervals. With the
     // faulty boards sharing the healthy boards' slots and batches it reached 27.8 s (14 intervals).
     if (worst > 4 * INTERVAL_S) {
-      console.error(`stalest healthy board: ${worstBoard}, ${worst.toFixed(1)} s`);
+      // What the board went through, so a failure says why rather than only how stale.
+      const board = await sql.query(
+        `SELECT "name", "state", "stateReason", "consecutiveFailures", "lastPolledAt", "lastSuccessAt", "nextPollAt"
+         FROM "Board" WHERE "id" = $1`,
+        [worstBoard],
+      );
+      const timeline = await sql.query(
+        `SELECT "at", "kind", "detail" FROM "BoardEvent" WHERE "boardId" = $1 ORDER BY "at" DESC LIMIT 20`,
+        [worstBoard],
+      );
+      console.error(
+        [
+          `stalest healthy board: ${worstBoard}, ${worst.toFixed(1)} s`,
+          JSON.stringify(board.rows[0]),
+          ...timeline.rows.map((e) => JSON.stringify(e)),
+          ...fleet.map((f) => `${f.role} ${f.pid} errors:\n${f.errorLines().slice(-20).join('\n')}`),
+        ].join('\n'),
+      );
     }
     expect(worst).toBeLessThanOrEqual(4 * INTERVAL_S);
 

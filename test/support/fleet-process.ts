@@ -76,7 +76,8 @@ function peakRssOf(pid: number): number {
   return Number(kb ?? 0) * 1024;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

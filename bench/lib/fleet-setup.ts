@@ -1,0 +1,74 @@
+// Setup shared by the fleet benches: a warmed rack, its boards registered through the API, and the wait for the
+// registration's one-off backup burst (bench/poll.bench.ts does the same steps inline).
+import type pg from 'pg';
+import { Agent, request } from 'undici';
+import type { apiClient } from '../../test/boards/api.js';
+import type { RackProcess } from '../../test/boards/rack.js';
+
+/**
+ * The rack starts each simulated board on first contact (state files, password hash): seconds of simulator CPU per
+ * hundred boards. Touching every board first keeps the simulator's boot out of the measurement. Returns seconds.
+ */
+export async function warmRack(rack: RackProcess, boards: number): Promise<number> {
+  const warm = new Agent({ connections: 32 });
+  const t0 = performance.now();
+  let nextBoard = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (nextBoard < boards) {
+        const i = ++nextBoard;
+        const r = await request(`${rack.boardUrl(i)}/api/bmc/about`, { dispatcher: warm });
+        await r.body.text();
+      }
+    }),
+  );
+  await warm.close();
+  return (performance.now() - t0) / 1000;
+}
+
+/** Registers boards 1..`boards` of the rack as `b<i>`, 1,000 per bulk request, with `labelsOf(i)`. */
+export async function registerRackBoards(
+  api: ReturnType<typeof apiClient>,
+  rack: RackProcess,
+  boards: number,
+  labelsOf: (i: number) => Record<string, string> = () => ({}),
+): Promise<void> {
+  for (let i = 0; i < boards; i += 1000) {
+    const res = await api('POST', '/api/v1/boards/bulk', {
+      boards: Array.from({ length: Math.min(1000, boards - i) }, (_, k) => ({
+        name: `b${i + k + 1}`,
+        base_url: rack.boardUrl(i + k + 1),
+        labels: labelsOf(i + k + 1),
+      })),
+    });
+    if (res.status !== 201) {
+      throw new Error(`bulk registration answered ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+    }
+  }
+}
+
+/**
+ * Registration queues every new board's first configuration backup (an export each, ~10 minutes for 10,000
+ * boards); after that they are spread over the day. Waits until every board has one (read from PostgreSQL, so the
+ * fleet processes are not loaded by the wait). Returns seconds.
+ */
+export async function waitFirstBackups(sql: pg.Client, boards: number): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const { rows } = await sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "ConfigBoardState" WHERE "lastBackupStatus" IS NOT NULL`,
+    );
+    if (rows[0]!.n >= boards) {
+      return (performance.now() - t0) / 1000;
+    }
+    await new Promise((r) => setTimeout(r, 5000));
+  }
+}
+
+/** The sum of a Prometheus counter's samples in a /metrics page (all label sets). */
+export function counter(metricsText: string, name: string): number {
+  return metricsText
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}

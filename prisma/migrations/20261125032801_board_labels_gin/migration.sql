@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Board_labels_idx" ON "Board" USING GIN ("labels" jsonb_path_ops);
