@@ -1,6 +1,7 @@
 // The module layering of src/ (ARCHITECTURE.md, "Modules"), checked on the imports themselves: a file may import its
 // own folder, the shared floor, and domains strictly below its own; never a domain beside or above it. Also: no
-// import() of a computed path and no provider looked up by name, so every dependency shows in an import.
+// import() of a computed path and no provider looked up by name, so every dependency shows in an import; every clock
+// on @nestjs/schedule; the Prisma client in repositories alone; services throw domain errors.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +66,18 @@ describe('src/ layering', () => {
         ({ text }) =>
           /(?:await\s+|=\s*|\(\s*)import\((?!\s*['`])/.test(text) || /wrapper\.name\s*===|moduleRef\.get\(/.test(text),
       )
+      .map(({ path }) => relative(SRC, path));
+    expect(violations).toEqual([]);
+  });
+
+  it('@nestjs/schedule drives every clock', () => {
+    // A repeating timer of the process is a clock: it is registered in SchedulerRegistry, through an @Interval/@Cron
+    // method or Clocks.every (src/clock/clocks.ts, the one place that calls setInterval for a clock). The timers below
+    // live only as long as one SSE connection or one install run, and are no clock of the process.
+    const scoped = new Set(['events/events.controller.ts', 'firmware/install.runner.ts']);
+    const violations = files
+      .filter(({ path }) => !['clock/clocks.ts', ...scoped].includes(relative(SRC, path)))
+      .filter(({ text }) => /\bsetInterval\(|\bnew CronJob\(/.test(text))
       .map(({ path }) => relative(SRC, path));
     expect(violations).toEqual([]);
   });

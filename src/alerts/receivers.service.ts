@@ -5,7 +5,7 @@ import { SecretBoxService } from '../common/secret-box.service.js';
 import { ConflictError, invalidField, UnprocessableError, notFound } from '../common/errors.js';
 import type { TReceiver, TReceiverCreate, TReceiverUpdate } from './alerts.dto.js';
 import { NotifierService } from './notifier.service.js';
-import { type AlertReceiver, NotifyRepository, ReceiverConflictError } from './notify.repository.js';
+import { type AlertReceiver, type NewReceiver, NotifyRepository, ReceiverConflictError } from './notify.repository.js';
 
 /** Notification receivers (webhook, Alertmanager): CRUD, a test send, the delivery log. */
 @Injectable()
@@ -53,21 +53,11 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async create(input: TReceiverCreate): Promise<TReceiver> {
     const id = randomUUID();
-    this.checkUrl(input.url);
-    if (input.type === 'alertmanager' && input.secret) {
-      throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
-    }
+    this.checkInput(input, input.type);
     try {
       const created = await this.repository.createReceiver({
         id,
-        name: input.name,
-        type: input.type,
-        url: input.url,
-        enabled: input.enabled,
-        minSeverity: input.min_severity,
-        groupBy: input.group_by,
-        groupIntervalSeconds: input.group_interval_seconds,
-        repeatIntervalSeconds: input.repeat_interval_seconds,
+        ...toReceiverData(input),
         // Sealed with the receiver id as context: a ciphertext copied onto another receiver does not open.
         secretSealed: input.secret ? this.secrets.seal(input.secret, id) : null,
       });
@@ -79,22 +69,10 @@ export class ReceiversService implements OnApplicationBootstrap {
 
   async update(id: string, input: TReceiverUpdate): Promise<TReceiver> {
     const current = await this.require(id);
-    if (input.url !== undefined) {
-      this.checkUrl(input.url);
-    }
-    if ((input.type ?? current.type) === 'alertmanager' && input.secret) {
-      throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
-    }
+    this.checkInput(input, input.type ?? current.type);
     try {
       const updated = await this.repository.updateReceiver(id, {
-        name: input.name,
-        type: input.type,
-        url: input.url,
-        enabled: input.enabled,
-        minSeverity: input.min_severity,
-        groupBy: input.group_by,
-        groupIntervalSeconds: input.group_interval_seconds,
-        repeatIntervalSeconds: input.repeat_interval_seconds,
+        ...toReceiverData(input),
         ...(input.secret !== undefined
           ? { secretSealed: input.secret ? this.secrets.seal(input.secret, id) : null }
           : {}),
@@ -137,11 +115,17 @@ export class ReceiversService implements OnApplicationBootstrap {
     };
   }
 
-  /** Where a receiver may point (src/common/outbound-policy.ts); 400 naming `url` otherwise. */
-  private checkUrl(url: string): void {
-    const refusal = this.outbound.urlRefusal(url, 'receiver');
+  /**
+   * A receiver's URL, when given, must be one it may point at (src/common/outbound-policy.ts; 400 naming `url`), and
+   * an Alertmanager receiver (the type given, or the stored one on an update) takes no signing secret (422).
+   */
+  private checkInput(input: TReceiverUpdate, type: string): void {
+    const refusal = input.url === undefined ? null : this.outbound.urlRefusal(input.url, 'receiver');
     if (refusal) {
       throw invalidField('url', refusal);
+    }
+    if (type === 'alertmanager' && input.secret) {
+      throw new UnprocessableError('an Alertmanager receiver takes no signing secret');
     }
   }
 
@@ -170,5 +154,21 @@ function toReceiverDto(r: AlertReceiver): TReceiver {
     group_interval_seconds: r.groupIntervalSeconds,
     repeat_interval_seconds: r.repeatIntervalSeconds,
     has_secret: r.secretSealed !== null,
+  };
+}
+
+/** The API's receiver fields as the repository names them; on an update an absent field stays undefined (unchanged). */
+function toReceiverData(input: TReceiverCreate): NewReceiver;
+function toReceiverData(input: TReceiverUpdate): Partial<NewReceiver>;
+function toReceiverData(input: TReceiverUpdate): Partial<NewReceiver> {
+  return {
+    name: input.name,
+    type: input.type,
+    url: input.url,
+    enabled: input.enabled,
+    minSeverity: input.min_severity,
+    groupBy: input.group_by,
+    groupIntervalSeconds: input.group_interval_seconds,
+    repeatIntervalSeconds: input.repeat_interval_seconds,
   };
 }

@@ -5,7 +5,8 @@ import { Clocks, runsClocks } from './clocks.js';
 
 /**
  * Every clock of the fleet manager runs on @nestjs/schedule: `@Interval`/`@Cron` methods for fixed periods, Clocks
- * for periods read from the configuration. Both follow runsClocks(role).
+ * for periods read from the configuration. Both follow runsClocks(role); only a process's own housekeeping
+ * (Clocks.every with `everyRole`) runs in every role.
  */
 @Global()
 @Module({

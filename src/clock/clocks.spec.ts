@@ -50,6 +50,15 @@ describe('clocks: one role rule', () => {
     await app.close();
   });
 
+  it('a process housekeeping clock (everyRole) runs in the api role too, and stops with the others', async () => {
+    const app = await boot('api');
+    const registry = app.get(SchedulerRegistry);
+    app.get(Clocks).every('housekeeping', 60_000, async () => {}, { everyRole: true });
+    expect(registry.getIntervals()).toEqual(['housekeeping']);
+    await app.close();
+    expect(registry.getIntervals()).toEqual([]);
+  });
+
   it('every() replaces a clock of the same name and keeps ticking after a failed tick', async () => {
     const app = await boot('all');
     try {

@@ -39,11 +39,13 @@ export class Clocks implements OnModuleDestroy {
   }
 
   /**
-   * Runs `tick` every `ms` under `name` (replacing a clock of that name), in the roles that run clocks. A failing tick
-   * is logged (one that repeats, e.g. while the database is away, at most once a minute) and the clock keeps going.
+   * Runs `tick` every `ms` under `name` (replacing a clock of that name), in the roles that run clocks; with
+   * `everyRole`, in every process (housekeeping of the process itself, such as src/prisma/prisma.service.ts's, never
+   * work for the fleet). A failing tick is logged (one that repeats, e.g. while the database is away, at most once a
+   * minute) and the clock keeps going.
    */
-  every(name: string, ms: number, tick: () => Promise<unknown>): void {
-    if (!this.enabled) {
+  every(name: string, ms: number, tick: () => Promise<unknown>, options: { everyRole?: boolean } = {}): void {
+    if (!this.enabled && !options.everyRole) {
       return;
     }
     this.stop(name);

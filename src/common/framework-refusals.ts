@@ -18,23 +18,40 @@ export function routerRefusal(error: Error & { code?: string }, _request: Fastif
   void reply.code(problem.problem.status).type('application/problem+json; charset=utf-8').send(problem.problem);
 }
 
+/**
+ * How long a refused connection is kept to read (and drop) what the client is still sending, after the answer. Closing
+ * a socket with unread bytes makes the kernel send a reset instead of a clean close, and a reset can reach the client
+ * before it has read the answer (it then sees ECONNRESET, not the problem). Node 26 stops reading the moment the parser
+ * fails, so this happened there every time; on Node 20 it happened whenever the client was still sending.
+ */
+const LINGER_MS = 2_000;
+
+/** Sockets already answered: the parser keeps failing on every later chunk of the same connection while it drains. */
+const answered = new WeakSet<Socket>();
+
 export function parserRefusal(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) {
+  if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) {
     return;
   }
+  answered.add(socket);
   const problem =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? new ProblemException(408, 'the request was not received in time')
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? new ProblemException(431, 'the request headers are larger than the server accepts (16 KiB)')
         : new ProblemException(400, `the request could not be parsed as HTTP/1.1 (${error.code ?? 'malformed'})`);
-  const body = JSON.stringify(problem.problem);
-  if (socket.writable) {
-    const { status, title } = problem.problem;
-    socket.write(
-      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  socket.destroy(error);
+  const body = JSON.stringify(problem.problem);
+  const { status, title } = problem.problem;
+  // end(), not destroy(): the answer, then our FIN; the socket keeps reading (Node's HTTP server allows half-open
+  // connections) until the client closes its side, which closes the socket, or until the linger runs out.
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
 }

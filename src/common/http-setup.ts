@@ -42,6 +42,9 @@ export function configureHttpApp(app: INestApplication): void {
   fastifyApp.useGlobalPipes(createValidationPipe());
   fastifyApp.useGlobalInterceptors(new RequestContextInterceptor());
   const fastify = fastifyApp.getHttpAdapter().getInstance();
+  // Raw bodies (node OS images, GBs) are left unread for the handler to stream (src/boards/node-images.controller.ts):
+  // Fastify's bodyLimit applies to the bodies it reads itself, not to this stream.
+  fastify.addContentTypeParser('application/octet-stream', (_request, _payload, done) => done(null, undefined));
   // The request's context from its first hook on, so every log line of the request (guards and filter included)
   // carries its id (src/logging/logging.module.ts); the interceptor adds the actor once the guard knows it.
   fastify.addHook('onRequest', (request, _reply, done) => RequestContext.run({ requestId: String(request.id) }, done));

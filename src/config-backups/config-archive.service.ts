@@ -5,6 +5,7 @@ import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { InvalidInputError, TooLargeError } from '../common/errors.js';
 import { ConfigBackupsRepository, type VersionRow } from './config-backups.repository.js';
+import { versionFields } from './config-backups.mapper.js';
 import { contentHash } from './config-document.js';
 
 export const ARCHIVE_KIND = 'tpfleet-config-archive';
@@ -156,12 +157,7 @@ function versionLine(v: VersionRow, board: Board | undefined) {
       rack: board?.rack ?? null,
       slot: board?.slot ?? null,
     },
-    version: v.seq,
-    hash: v.hash,
-    format_version: v.formatVersion,
-    firmware_version: v.firmwareVersion,
-    source: v.source,
-    captured_at: v.capturedAt.toISOString(),
+    ...versionFields(v),
     document: v.document,
   };
 }

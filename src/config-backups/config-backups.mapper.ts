@@ -1,17 +1,24 @@
 import type { FieldOutcome } from './config-document.js';
 import type { RestoreRow, VersionRow } from './config-backups.repository.js';
 
-export function toVersionDto(v: VersionRow, withDocument = false) {
+/** A stored version's own fields as the API and the archive (src/config-backups/config-archive.service.ts) name them. */
+export function versionFields(v: VersionRow) {
   return {
-    id: v.id,
-    board_id: v.boardId,
-    board_name: v.boardName,
     version: v.seq,
     hash: v.hash,
     format_version: v.formatVersion,
     firmware_version: v.firmwareVersion,
     source: v.source,
     captured_at: v.capturedAt.toISOString(),
+  };
+}
+
+export function toVersionDto(v: VersionRow, withDocument = false) {
+  return {
+    id: v.id,
+    board_id: v.boardId,
+    board_name: v.boardName,
+    ...versionFields(v),
     last_seen_at: v.lastSeenAt.toISOString(),
     ...(withDocument ? { document: v.document } : {}),
   };

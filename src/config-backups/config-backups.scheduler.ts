@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
+import { ClockRound } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
-import { ThrottledLog } from '../logging/throttled-log.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { configBackupJob } from './config-backups.jobs.js';
 import { ConfigBackupsRepository } from './config-backups.repository.js';
@@ -19,10 +19,14 @@ const MAX_CLAIM_PER_TICK = 5000;
 @Injectable()
 export class ConfigBackupsScheduler {
   private readonly logger = new Logger(ConfigBackupsScheduler.name);
-  private readonly failures = new ThrottledLog(this.logger, 'config backup tick');
-  private running = false;
+  private readonly round = new ClockRound(this.logger, 'config backup tick');
   /** Tests stop the clock and call tick() themselves. */
-  enabled = true;
+  get enabled(): boolean {
+    return this.round.enabled;
+  }
+  set enabled(on: boolean) {
+    this.round.enabled = on;
+  }
 
   constructor(
     private readonly repository: ConfigBackupsRepository,
@@ -37,31 +41,23 @@ export class ConfigBackupsScheduler {
 
   /** One round at `now` (tests pass a later time to make a day pass); returns the boards enqueued. */
   async tick(now = new Date(), force = false): Promise<number> {
-    if (this.running || (!this.enabled && !force)) {
+    return this.round.run(() => this.enqueueDue(now), 0, force);
+  }
+
+  private async enqueueDue(now: Date): Promise<number> {
+    const policy = await this.repository.policy();
+    const claimed = await this.repository.claimDueBackups(now, policy.backupIntervalSeconds, MAX_CLAIM_PER_TICK);
+    if (!claimed?.length) {
       return 0;
     }
-    this.running = true;
-    try {
-      const policy = await this.repository.policy();
-      const claimed = await this.repository.claimDueBackups(now, policy.backupIntervalSeconds, MAX_CLAIM_PER_TICK);
-      this.failures.ok();
-      if (!claimed?.length) {
-        return 0;
-      }
-      // The job id names the claim (board and the slot it was due in): enqueueing it twice adds one job.
-      await this.jobs.enqueueMany(
-        configBackupJob,
-        claimed.map((c) => ({
-          payload: { boardId: c.boardId, reason: 'scheduled' as const },
-          options: { jobId: jobId('config-backup', c.boardId, new Date(c.nextBackupAt).getTime()) },
-        })),
-      );
-      return claimed.length;
-    } catch (err) {
-      this.failures.fail(err);
-      return 0;
-    } finally {
-      this.running = false;
-    }
+    // The job id names the claim (board and the slot it was due in): enqueueing it twice adds one job.
+    await this.jobs.enqueueMany(
+      configBackupJob,
+      claimed.map((c) => ({
+        payload: { boardId: c.boardId, reason: 'scheduled' as const },
+        options: { jobId: jobId('config-backup', c.boardId, new Date(c.nextBackupAt).getTime()) },
+      })),
+    );
+    return claimed.length;
   }
 }

@@ -80,6 +80,17 @@ export type TCatalogueQuery = z.infer<typeof ZCatalogueQuerySchema>;
 
 // ---------------------------------------------------------------- single-board install
 
+/** One board's whole install, reboot and verification, in seconds: a single install's and a rollout's alike. */
+const ZBoardTimeoutSchema = z
+  .number()
+  .int()
+  .min(10)
+  .max(86_400)
+  .default(1800)
+  .describe('Whole install, reboot and verification');
+/** How long a rebooted board has to come back promoted, in seconds. */
+const ZRebootTimeoutSchema = z.number().int().min(5).max(3600).default(600);
+
 export const ZInstallRequestSchema = z
   .strictObject({
     source: ZSourceIdSchema.describe('Source id on the board (see the fleet sources document)'),
@@ -87,20 +98,8 @@ export const ZInstallRequestSchema = z
     activate: z.boolean().default(true).describe('Reboot into the staged image and verify the promotion'),
     force: z.boolean().default(false).describe('Replace a different staged image'),
     allow_downgrade: z.boolean().default(false),
-    timeout_seconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(86_400)
-      .default(1800)
-      .describe('Whole install, reboot and verification'),
-    reboot_timeout_seconds: z
-      .number()
-      .int()
-      .min(5)
-      .max(3600)
-      .default(600)
-      .describe('Board back and promoted within this'),
+    timeout_seconds: ZBoardTimeoutSchema,
+    reboot_timeout_seconds: ZRebootTimeoutSchema.describe('Board back and promoted within this'),
   })
   .meta({ id: 'FirmwareInstallRequest' });
 export type TInstallRequest = z.infer<typeof ZInstallRequestSchema>;
@@ -150,20 +149,8 @@ export const ZPolicySchema = z
       .optional()
       .describe('Reboots only inside this window (staging happens any time)'),
     install_timeout_seconds: z.number().int().min(5).max(3600).default(900).describe('One POST /firmware/install'),
-    board_timeout_seconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(86_400)
-      .default(1800)
-      .describe('Whole install, reboot and verification'),
-    reboot_timeout_seconds: z
-      .number()
-      .int()
-      .min(5)
-      .max(3600)
-      .default(600)
-      .describe('Back and promoted within this, else stuck'),
+    board_timeout_seconds: ZBoardTimeoutSchema,
+    reboot_timeout_seconds: ZRebootTimeoutSchema.describe('Back and promoted within this, else stuck'),
     retries: z.number().int().min(0).max(5).default(1).describe('Install retries after a failure to reach the board'),
     error_threshold: z
       .strictObject({

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import type { TFirmwareSlots } from '@tpfleet/board-api';
 import { BoardClientError, BoardHttpError, errorReason, type BoardClient } from '@tpfleet/board-api/client';
+import { sameVersion } from '@tpfleet/board-api/version';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { factsOf, type BoardFacts } from '../boards/board-facts.js';
 import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
@@ -306,7 +307,7 @@ export class InstallRunner {
           { source: row.source, version: row.version, force: row.force, allowDowngrade: row.allowDowngrade },
           { timeoutMs },
         );
-        if (row.activate && (result as { staged?: unknown } | undefined)?.staged === row.version) {
+        if (row.activate && sameVersion(stagedVersionOf(result), row.version)) {
           // The board's own answer says the image is staged: go on to the reboot without another round trip.
           // (The promotion history the verdict compares against cannot change by staging: `before` still holds it.)
           return {
@@ -487,4 +488,10 @@ export class InstallRunner {
     ]);
     return status;
   }
+}
+
+/** The version an install answer says it staged, when it says one. */
+function stagedVersionOf(result: unknown): string | null {
+  const staged = (result as { staged?: unknown } | undefined)?.staged;
+  return typeof staged === 'string' ? staged : null;
 }

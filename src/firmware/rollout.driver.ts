@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { BoardsRepository } from '../boards/boards.repository.js';
+import { ClockRound } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { ThrottledLog } from '../logging/throttled-log.js';
 import { AlertsPort } from './alerts-port.js';
 import { type TPolicy, ZPolicySchema, ZSelectorSchema } from './firmware.dto.js';
 import { firmwareInstallJob } from './firmware.jobs.js';
@@ -37,10 +37,7 @@ const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sen
 @Injectable()
 export class RolloutDriver {
   private readonly logger = new Logger(RolloutDriver.name);
-  private readonly failures = new ThrottledLog(this.logger, 'rollout clock', 'warn');
-  private ticking = false;
-  /** Tests and the bench stop the clock. */
-  paused = false;
+  private readonly round = new ClockRound(this.logger, 'rollout clock', 'warn');
 
   constructor(
     private readonly rollouts: RolloutsRepository,
@@ -57,26 +54,19 @@ export class RolloutDriver {
     return this.clocks.track(() => this.tick());
   }
 
-  async tick(): Promise<void> {
-    if (this.ticking || this.paused) {
-      return;
+  tick(): Promise<void> {
+    return this.round.run(() => this.moveRollouts(), undefined);
+  }
+
+  private async moveRollouts(): Promise<void> {
+    await this.enqueue(await this.installs.redispatchLapsed(DISPATCH_LEASE_MS));
+    const { running, toStart } = await this.rollouts.dueRollouts();
+    for (const id of toStart) {
+      await this.start(id).catch((err: unknown) => this.logger.warn(`start ${id}: ${String(err)}`));
     }
-    this.ticking = true;
-    try {
-      await this.enqueue(await this.installs.redispatchLapsed(DISPATCH_LEASE_MS));
-      const { running, toStart } = await this.rollouts.dueRollouts();
-      for (const id of toStart) {
-        await this.start(id).catch((err: unknown) => this.logger.warn(`start ${id}: ${String(err)}`));
-      }
-      for (const id of running) {
-        await this.soakCheck(id);
-        await this.advance(id);
-      }
-      this.failures.ok();
-    } catch (err) {
-      this.failures.fail(err);
-    } finally {
-      this.ticking = false;
+    for (const id of running) {
+      await this.soakCheck(id);
+      await this.advance(id);
     }
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sameVersion } from '@tpfleet/board-api/version';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { InvalidInputError } from '../common/errors.js';
 import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
@@ -6,7 +7,6 @@ import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import type { TPolicy, TSelector } from './firmware.dto.js';
 import { MAX_ROLLOUT_BOARDS } from './firmware.settings.js';
 import { InstallsRepository } from './installs.repository.js';
-import { sameVersion } from './slots-verdict.js';
 import { waveSizes } from './wave-plan.js';
 
 export interface PlanEntry {

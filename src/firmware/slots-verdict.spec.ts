@@ -1,5 +1,6 @@
 import type { TFirmwareSlots } from '@tpfleet/board-api';
-import { judgeAfterReboot, positionOf, sameVersion } from './slots-verdict.js';
+import { sameVersion } from '@tpfleet/board-api/version';
+import { judgeAfterReboot, positionOf } from './slots-verdict.js';
 
 interface Shape {
   running?: string;
@@ -30,6 +31,14 @@ describe('slots position and the promotion verdict', () => {
   it('compares tags without the leading v', () => {
     expect(sameVersion('v2.31.0', '2.31.0')).toBe(true);
     expect(sameVersion(null, '2.31.0')).toBe(false);
+  });
+
+  it('compares versions as versions, not as text (2.31 is v2.31.0; an unorderable tag still matches itself)', () => {
+    expect(sameVersion('2.31', 'v2.31.0')).toBe(true);
+    expect(positionOf(slots({ running: '2.31' }), 'v2.31.0')).toBe('running');
+    expect(sameVersion('2.31.0-rc.1', '2.31.0')).toBe(false);
+    expect(sameVersion(' nightly-0907 ', 'nightly-0907')).toBe(true);
+    expect(sameVersion('nightly-0907', 'nightly-0908')).toBe(false);
   });
 
   it('knows running, staged and absent (a retry does not install again)', () => {

@@ -1,12 +1,5 @@
 import type { TFirmwareSlots } from '@tpfleet/board-api';
-
-/** Tags compare without the optional leading `v` (the updater and os-release disagree on it). */
-export function sameVersion(a: string | null | undefined, b: string | null | undefined): boolean {
-  if (!a || !b) {
-    return false;
-  }
-  return a.trim().replace(/^v/, '') === b.trim().replace(/^v/, '');
-}
+import { sameVersion } from '@tpfleet/board-api/version';
 
 /** Where a board stands for one target version, read from `GET /firmware/slots` alone. */
 export type SlotsPosition =

@@ -5,16 +5,20 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { apiClient } from '../boards/api.js';
 
-/** Sends raw bytes and returns status, content type and body (for what an HTTP client library would not send). */
+/**
+ * Sends raw bytes and returns status, content type and body (for what an HTTP client library would not send). Waits
+ * for the connection to close, and fails if it was reset at any point (even after the answer was read): a client
+ * that sees a reset may drop the answer.
+ */
 async function raw(baseUrl: string, text: string): Promise<{ status: number; type: string; body: any }> {
   const { hostname, port } = new URL(baseUrl);
   const answer = await new Promise<string>((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.end(text));
     let out = '';
+    let failure: Error | undefined;
     socket.on('data', (d: Buffer) => (out += d.toString()));
-    socket.on('end', () => resolve(out));
-    socket.on('close', () => resolve(out));
-    socket.on('error', reject);
+    socket.on('error', (err) => (failure = err));
+    socket.on('close', () => (failure ? reject(failure) : resolve(out)));
   });
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
@@ -77,6 +81,14 @@ describe('framework refusals as problem+json', () => {
     const res = await raw(
       app.baseUrl,
       `GET /api/v1/boards HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(64 * 1024)}\r\nconnection: close\r\n\r\n`,
+    );
+    expectProblem(res, 431, /header/i);
+  });
+
+  it('431 and a clean close while the client is still sending its headers (8 MiB, more than the socket buffers)', async () => {
+    const res = await raw(
+      app.baseUrl,
+      `GET /api/v1/boards HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(8 * 1024 * 1024)}\r\nconnection: close\r\n\r\n`,
     );
     expectProblem(res, 431, /header/i);
   });

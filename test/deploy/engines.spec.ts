@@ -18,4 +18,11 @@ describe('the supported Node versions', () => {
       .map(([name, theirs]) => `${name} needs node ${theirs}`);
     expect(refusing).toEqual([]);
   });
+
+  it('admit the LTS release .ci/run tests the whole suite on', () => {
+    const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+    const lts = /^NODE_LTS=(\S+)$/m.exec(ci)?.[1];
+    expect(semver.valid(lts ?? null)).toBeTruthy();
+    expect(semver.satisfies(lts!, read('package.json').engines.node)).toBe(true);
+  });
 });

@@ -37,6 +37,8 @@ function unboundedInputs(doc: Schema): string[] {
     }
     const bounded =
       SIZED_FORMATS.has(schema.format as string) ||
+      // A raw upload (a node OS image) is bounded by a setting, checked against its Content-Length before reading.
+      (schema.format === 'binary' && typeof schema['x-max-bytes-setting'] === 'string') ||
       schema.enum !== undefined ||
       (typeof schema.pattern === 'string' && patternBounds(schema.pattern));
     if (schema.type === 'string' && schema.maxLength === undefined && !bounded) {

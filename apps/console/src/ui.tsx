@@ -100,3 +100,80 @@ export function Confirm({
     </div>
   );
 }
+
+/** A confirmation before deleting `what`; `children` say what the deletion changes. */
+export function ConfirmDelete({
+  what,
+  children,
+  onConfirm,
+  onCancel,
+}: {
+  what: string;
+  children: ReactNode;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <Confirm title={`Delete ${what}?`} confirmLabel="Delete" danger onCancel={onCancel} onConfirm={onConfirm}>
+      {children}
+    </Confirm>
+  );
+}
+
+/** A row's Edit and Delete buttons, after any buttons of its own (`children`). */
+export function RowActions({
+  children,
+  onEdit,
+  onDelete,
+}: {
+  children?: ReactNode;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  return (
+    <td className="actions">
+      {children}
+      {children ? ' ' : null}
+      <button type="button" onClick={onEdit}>
+        Edit
+      </button>{' '}
+      <button type="button" className="danger" onClick={onDelete}>
+        Delete
+      </button>
+    </td>
+  );
+}
+
+/** The end of an edit form: its Enabled box, the error of the last save, then Save (or Create) and Cancel. */
+export function FormFooter({
+  enabled,
+  onEnabled,
+  error,
+  pending,
+  submitLabel,
+  onCancel,
+}: {
+  enabled: boolean;
+  onEnabled: (enabled: boolean) => void;
+  error: unknown;
+  pending: boolean;
+  submitLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      <label className="check">
+        <input type="checkbox" checked={enabled} onChange={(e) => onEnabled(e.target.checked)} /> Enabled
+      </label>
+      <div className="span-2">
+        <ErrorBox error={error} />
+        <button type="submit" className="primary" disabled={pending}>
+          {submitLabel}
+        </button>{' '}
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}

@@ -273,8 +273,8 @@ export const operationSchemas = {
   postFlash: {
     request: params({
       node: NODE,
-      file: 'Image file name (shown in the state), or with `local` a path on the microSD card',
-      length: 'Bytes that will be uploaded (required unless `local`)',
+      file: 'Image file name (shown in the state), with `local` a path on the microSD card, or an http(s) URL the board downloads',
+      length: 'Bytes that will be uploaded (required unless `local`, or a URL whose answer has a Content-Length)',
       sha256: 'Hex SHA-256 of the uploaded bytes; the transfer fails when they differ',
       skip_crc: `${FLAG}, or present without a value: skip reading the image back from the node to verify it`,
       local: 'Present: flash the microSD card file named by `file` instead of an upload',
@@ -287,8 +287,8 @@ export const operationSchemas = {
   },
   postFirmwareUpload: {
     request: params({
-      file: 'Image file name, `tp2-bmc-firmware-ota-<tag>.tpu` to record the version',
-      length: 'Bytes that will be uploaded',
+      file: 'Image file name, `tp2-bmc-firmware-ota-<tag>.tpu` to record the version, or an http(s) URL the board downloads',
+      length: 'Bytes that will be uploaded (optional for a URL whose answer has a Content-Length)',
       sha256: 'Hex SHA-256 of the uploaded bytes; the transfer fails when they differ',
       park: "Present: only store the image in the card's firmware directory, do not stage it",
       force: `${FLAG}: replace an already staged image`,

@@ -80,3 +80,20 @@ export function newestFirst(a: string, b: string): number {
   }
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * True when two reports name the same version: equal by `compareVersions` when both are version-shaped (`2.30` is
+ * `v2.30.0`), otherwise equal as trimmed text without the optional leading `v` (a tag such as `nightly-0907` still
+ * matches itself). False when either is missing. The updater and os-release disagree on the `v`; this is the one
+ * equality the fleet manager and the agent use for tags.
+ */
+export function sameVersion(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (!a || !b) {
+    return false;
+  }
+  const order = compareVersions(a, b);
+  if (order !== null) {
+    return order === 0;
+  }
+  return a.trim().replace(/^v/, '') === b.trim().replace(/^v/, '');
+}

@@ -1,9 +1,10 @@
 // Notification receivers (admin only: the API refuses every other role even the list, since receivers hold
 // outbound URLs and signing secrets). A secret is write-only: the API says whether one is set, never what it is.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, type FleetPaths, unwrap } from '../api/client';
-import { Confirm, Empty, ErrorBox, useToast } from '../ui';
+import { useDelete, useDraft, useSave } from '../mutations';
+import { ConfirmDelete, Empty, ErrorBox, FormFooter, RowActions, useToast } from '../ui';
 
 type Receiver =
   FleetPaths['/api/v1/alert-receivers']['get']['responses'][200]['content']['application/json']['items'][number];
@@ -77,15 +78,11 @@ function bodyOf(d: Draft, editing: boolean): ReceiverBody {
 }
 
 function ReceiverForm({ receiver, onDone }: { receiver: Receiver | null; onDone: () => void }) {
-  const toast = useToast();
-  const client = useQueryClient();
-  const [draft, setDraft] = useState<Draft>(receiver ? draftOf(receiver) : EMPTY);
-  const text = (k: keyof Draft) => ({
-    value: String(draft[k]),
-    onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value }),
-  });
-  const save = useMutation({
-    mutationFn: async () =>
+  const { draft, setDraft, text } = useDraft<Draft>(receiver ? draftOf(receiver) : EMPTY);
+  const save = useSave(
+    'Receiver',
+    receiver !== null,
+    async () =>
       receiver
         ? unwrap(
             await api.PATCH('/api/v1/alert-receivers/{id}', {
@@ -94,12 +91,9 @@ function ReceiverForm({ receiver, onDone }: { receiver: Receiver | null; onDone:
             }),
           )
         : unwrap(await api.POST('/api/v1/alert-receivers', { body: bodyOf(draft, false) })),
-    onSuccess: (r) => {
-      toast(`Receiver ${r.name} ${receiver ? 'saved' : 'created'}`);
-      void client.invalidateQueries({ queryKey: ['alerts', 'receivers'] });
-      onDone();
-    },
-  });
+    ['alerts', 'receivers'],
+    onDone,
+  );
   const label = receiver ? `Edit receiver ${receiver.name}` : 'New receiver';
   return (
     <form
@@ -169,23 +163,14 @@ function ReceiverForm({ receiver, onDone }: { receiver: Receiver | null; onDone:
           )}
         </>
       )}
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={draft.enabled}
-          onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })}
-        />{' '}
-        Enabled
-      </label>
-      <div className="span-2">
-        <ErrorBox error={save.error} />
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {receiver ? 'Save receiver' : 'Create receiver'}
-        </button>{' '}
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter
+        enabled={draft.enabled}
+        onEnabled={(enabled) => setDraft({ ...draft, enabled })}
+        error={save.error}
+        pending={save.isPending}
+        submitLabel={receiver ? 'Save receiver' : 'Create receiver'}
+        onCancel={onDone}
+      />
     </form>
   );
 }
@@ -193,22 +178,17 @@ function ReceiverForm({ receiver, onDone }: { receiver: Receiver | null; onDone:
 /** Shown to admins only (the alerts page does not render it for others). */
 export function ReceiversSection() {
   const toast = useToast();
-  const client = useQueryClient();
   const [editing, setEditing] = useState<Receiver | 'new' | null>(null);
   const [removing, setRemoving] = useState<Receiver | null>(null);
   const receivers = useQuery({
     queryKey: ['alerts', 'receivers'],
     queryFn: async () => unwrap(await api.GET('/api/v1/alert-receivers')),
   });
-  const remove = useMutation({
-    mutationFn: async (r: Receiver) =>
-      unwrap(await api.DELETE('/api/v1/alert-receivers/{id}', { params: { path: { id: r.id } } })),
-    onSuccess: (_x, r) => {
-      toast(`Receiver ${r.name} deleted`);
-      void client.invalidateQueries({ queryKey: ['alerts', 'receivers'] });
-    },
-    onError: (err) => toast(err.message, 'error'),
-  });
+  const remove = useDelete(
+    'Receiver',
+    async (r: Receiver) => unwrap(await api.DELETE('/api/v1/alert-receivers/{id}', { params: { path: { id: r.id } } })),
+    ['alerts', 'receivers'],
+  );
   const test = useMutation({
     mutationFn: async (r: Receiver) =>
       unwrap(await api.POST('/api/v1/alert-receivers/{id}/test', { params: { path: { id: r.id } } })),
@@ -247,26 +227,18 @@ export function ReceiversSection() {
               <td>from {r.min_severity}</td>
               <td>{r.has_secret ? 'signed' : 'unsigned'}</td>
               <td>{r.enabled ? 'enabled' : 'disabled'}</td>
-              <td className="actions">
+              <RowActions onEdit={() => setEditing(r)} onDelete={() => setRemoving(r)}>
                 <button type="button" onClick={() => test.mutate(r)}>
                   Send test
-                </button>{' '}
-                <button type="button" onClick={() => setEditing(r)}>
-                  Edit
-                </button>{' '}
-                <button type="button" className="danger" onClick={() => setRemoving(r)}>
-                  Delete
                 </button>
-              </td>
+              </RowActions>
             </tr>
           ))}
         </tbody>
       </table>
       {removing && (
-        <Confirm
-          title={`Delete receiver ${removing.name}?`}
-          confirmLabel="Delete"
-          danger
+        <ConfirmDelete
+          what={`receiver ${removing.name}`}
           onCancel={() => setRemoving(null)}
           onConfirm={() => {
             remove.mutate(removing);
@@ -274,7 +246,7 @@ export function ReceiversSection() {
           }}
         >
           Notifications stop going to <code>{removing.url}</code>.
-        </Confirm>
+        </ConfirmDelete>
       )}
     </section>
   );

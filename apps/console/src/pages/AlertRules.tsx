@@ -1,10 +1,11 @@
 // Alert rules: everyone reads them (the API lets viewers list rules); only an admin is offered create, edit and
 // delete, since the API refuses those to the other roles.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, type FleetPaths, unwrap } from '../api/client';
+import { useDelete, useDraft, useSave } from '../mutations';
 import { useCan } from '../session';
-import { Confirm, ErrorBox, useToast } from '../ui';
+import { ConfirmDelete, ErrorBox, FormFooter, RowActions } from '../ui';
 
 type Rule = FleetPaths['/api/v1/alert-rules']['get']['responses'][200]['content']['application/json']['items'][number];
 type RuleBody = FleetPaths['/api/v1/alert-rules']['post']['requestBody']['content']['application/json'];
@@ -113,26 +114,19 @@ function bodyOf(d: Draft): RuleBody {
 }
 
 function RuleForm({ rule, onDone }: { rule: Rule | null; onDone: () => void }) {
-  const toast = useToast();
-  const client = useQueryClient();
-  const [draft, setDraft] = useState<Draft>(rule ? draftOf(rule) : EMPTY);
-  const text = (k: keyof Draft) => ({
-    value: String(draft[k]),
-    onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value }),
-  });
-  const save = useMutation({
-    mutationFn: async () =>
+  const { draft, setDraft, text } = useDraft<Draft>(rule ? draftOf(rule) : EMPTY);
+  const save = useSave(
+    'Rule',
+    rule !== null,
+    async () =>
       rule
         ? unwrap(
             await api.PATCH('/api/v1/alert-rules/{id}', { params: { path: { id: rule.id } }, body: bodyOf(draft) }),
           )
         : unwrap(await api.POST('/api/v1/alert-rules', { body: bodyOf(draft) })),
-    onSuccess: (r) => {
-      toast(`Rule ${r.name} ${rule ? 'saved' : 'created'}`);
-      void client.invalidateQueries({ queryKey: ['alerts', 'rules'] });
-      onDone();
-    },
-  });
+    ['alerts', 'rules'],
+    onDone,
+  );
   return (
     <form
       className="form-grid panel"
@@ -208,23 +202,14 @@ function RuleForm({ rule, onDone }: { rule: Rule | null; onDone: () => void }) {
       <label>
         Remediation after (seconds) <input inputMode="numeric" {...text('remediation_after_seconds')} />
       </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={draft.enabled}
-          onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })}
-        />{' '}
-        Enabled
-      </label>
-      <div className="span-2">
-        <ErrorBox error={save.error} />
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {rule ? 'Save rule' : 'Create rule'}
-        </button>{' '}
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter
+        enabled={draft.enabled}
+        onEnabled={(enabled) => setDraft({ ...draft, enabled })}
+        error={save.error}
+        pending={save.isPending}
+        submitLabel={rule ? 'Save rule' : 'Create rule'}
+        onCancel={onDone}
+      />
     </form>
   );
 }
@@ -252,23 +237,17 @@ function describe(r: Rule): string {
 
 export function RulesSection() {
   const isAdmin = useCan('admin');
-  const toast = useToast();
-  const client = useQueryClient();
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const [removing, setRemoving] = useState<Rule | null>(null);
   const rules = useQuery({
     queryKey: ['alerts', 'rules'],
     queryFn: async () => unwrap(await api.GET('/api/v1/alert-rules')),
   });
-  const remove = useMutation({
-    mutationFn: async (r: Rule) =>
-      unwrap(await api.DELETE('/api/v1/alert-rules/{id}', { params: { path: { id: r.id } } })),
-    onSuccess: (_x, r) => {
-      toast(`Rule ${r.name} deleted`);
-      void client.invalidateQueries({ queryKey: ['alerts'] });
-    },
-    onError: (err) => toast(err.message, 'error'),
-  });
+  const remove = useDelete(
+    'Rule',
+    async (r: Rule) => unwrap(await api.DELETE('/api/v1/alert-rules/{id}', { params: { path: { id: r.id } } })),
+    ['alerts'],
+  );
   return (
     <section aria-label="Rules">
       <h2>
@@ -300,25 +279,14 @@ export function RulesSection() {
                 {r.description && <div className="muted">{r.description}</div>}
               </td>
               <td>{r.enabled ? 'enabled' : 'disabled'}</td>
-              {isAdmin && (
-                <td className="actions">
-                  <button type="button" onClick={() => setEditing(r)}>
-                    Edit
-                  </button>{' '}
-                  <button type="button" className="danger" onClick={() => setRemoving(r)}>
-                    Delete
-                  </button>
-                </td>
-              )}
+              {isAdmin && <RowActions onEdit={() => setEditing(r)} onDelete={() => setRemoving(r)} />}
             </tr>
           ))}
         </tbody>
       </table>
       {removing && (
-        <Confirm
-          title={`Delete rule ${removing.name}?`}
-          confirmLabel="Delete"
-          danger
+        <ConfirmDelete
+          what={`rule ${removing.name}`}
           onCancel={() => setRemoving(null)}
           onConfirm={() => {
             remove.mutate(removing);
@@ -327,7 +295,7 @@ export function RulesSection() {
         >
           Its open alerts resolve and it stops watching the fleet.
           {removing.builtin ? ' It is a built-in rule: disabling it (Edit) keeps it for later.' : ''}
-        </Confirm>
+        </ConfirmDelete>
       )}
     </section>
   );
