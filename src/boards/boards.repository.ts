@@ -41,7 +41,11 @@ export interface BoardPatch {
   pollIntervalSeconds?: number | null;
   /** null: forget the pinned certificate (a new address, or an admin trusting a re-keyed board). */
   tlsFingerprint?: string | null;
-  /** Bump the credential generation (cached sessions of older generations are dropped). */
+  /**
+   * Bump the credential generation (cached sessions of older generations are dropped). It also ends the poll in
+   * flight, whose result the new generation refuses anyway: a new lease, free at once, so the new address or
+   * credentials are polled now instead of after the old poll's lease runs out (interval + 8 request timeouts).
+   */
   bumpCredentialVersion?: boolean;
   state?: BoardState;
   stateReason?: string | null;
@@ -165,7 +169,9 @@ export class BoardsRepository {
         data: {
           ...rest,
           ...(labels !== undefined ? { labels } : {}),
-          ...(bumpCredentialVersion ? { credentialVersion: { increment: 1 } } : {}),
+          ...(bumpCredentialVersion
+            ? { credentialVersion: { increment: 1 }, pollLease: { increment: 1 }, pollLeaseUntil: null }
+            : {}),
         },
       });
     } catch (err) {

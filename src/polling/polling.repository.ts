@@ -192,7 +192,7 @@ export class PollingRepository {
    * A board's poll is written only under the lease it ran with and only if it is newer than the stored one; its
    * readings, samples and events only with it (they join the boards actually written). So a result that lost its
    * lease — a newer poll was claimed — changes nothing, and a transition is recorded once. Writing gives the lease
-   * back.
+   * back, and so does a result refused under a lease still held.
    */
   async applyPolls(writes: PollWrite[]): Promise<void> {
     if (writes.length === 0) {
@@ -307,6 +307,14 @@ export class PollingRepository {
         FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(
           id uuid, at timestamptz, kind text, summary text, detail jsonb)
         JOIN board_rows w ON w."id" = r.id
+      ),
+      -- A result refused above (new credentials or address, decommissioned, an older poll) still gives back the
+      -- lease it ran under, if that is still the board's: otherwise the board waited for the lease to run out
+      -- (interval + 8 request timeouts) before anyone could poll it again.
+      released_rows AS (
+        UPDATE "Board" b SET "pollLeaseUntil" = NULL
+        FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(id uuid, lease int)
+        WHERE b."id" = r.id AND b."pollLease" = r.lease AND b."id" NOT IN (SELECT "id" FROM board_rows)
       )
       SELECT 1`;
   }

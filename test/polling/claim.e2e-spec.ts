@@ -156,4 +156,40 @@ redis.describe('claiming due boards', () => {
     await slow(new Date(base + 15_000), 'slow, older again');
     expect(await stored()).toEqual({ fw: { tag: 'poll, newest' }, slots: { tag: 'poll, newest' } });
   });
+
+  // Last: these move the board to a new credential generation, which the writes above (generation 1) would not match.
+  it('gives back the lease of a result it refuses, so the board is not left unpolled until the lease runs out', async () => {
+    const repository = app.app.get(PollingRepository);
+    await sql.query(
+      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`,
+      [id],
+    );
+    const [claim] = (await repository.claimDue(CLAIM))!;
+    // Another process gives the board new credentials while this poll runs: its result is not the board's any more.
+    await sql.query(`UPDATE "Board" SET "credentialVersion" = "credentialVersion" + 1 WHERE "id" = $1`, [id]);
+    const before = await row();
+    expect(before.until).not.toBeNull();
+    await repository.applyPolls([write(claim!.lease, new Date(Date.now() + 120_000), 'degraded')]);
+    expect(await row()).toEqual({ ...before, until: null });
+  });
+
+  it('polls a board at its new address at once, even while a poll of the old one holds the lease', async () => {
+    const api = apiClient(app.baseUrl);
+    const repository = app.app.get(PollingRepository);
+    // (The tests above wrote polls dated in the future: forget them, or this poll would be older and not written.)
+    await sql.query(
+      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s', "lastPolledAt" = NULL,
+         "stateReason" = NULL WHERE "id" = $1`,
+      [id],
+    );
+    const [inFlight] = (await repository.claimDue(CLAIM))!;
+    expect(inFlight).toMatchObject({ id });
+    const moved = await api('PATCH', `/api/v1/boards/${id}`, { base_url: 'http://127.0.0.1:10' });
+    expect(moved.status).toBe(200);
+    const polled = await api('POST', `/api/v1/boards/${id}/poll`);
+    expect(polled.status).toBe(200);
+    // Polled in this request, at the new address (port 10 refuses), not the stored state of before.
+    expect(polled.body.last_polled_at).not.toBeNull();
+    expect(polled.body.state_reason).toMatch(/127\.0\.0\.1:10\b/);
+  });
 });
