@@ -35,7 +35,7 @@ import {
   startFleetProcess,
   type FleetProcess,
 } from '../test/support/fleet-process.js';
-import { counter, registerRackBoards, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
+import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
 import { drive, type DriveResult } from './lib/load.mjs';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
@@ -68,7 +68,7 @@ it(`serves the read paths with ${BOARDS} boards polled every ${INTERVAL} s`, asy
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
   const lines: string[] = [];
-  try {
+  await runWithFleet(fleet, async () => {
     lines.push(`Rack warm-up: ${BOARDS} simulated boards started in ${(await warmRack(rack, BOARDS)).toFixed(0)} s.`);
     const apiProcess = await startFleetProcess('api', env);
     fleet.push(apiProcess);
@@ -199,17 +199,5 @@ it(`serves the read paths with ${BOARDS} boards polled every ${INTERVAL} s`, asy
       }),
     );
     console.log(`\nBENCH RESULT\n${lines.join('\n')}\n`);
-  } catch (err) {
-    for (const f of fleet) {
-      console.error(`fleet ${f.role} output:\n${f.output()}`);
-    }
-    throw err;
-  } finally {
-    for (const f of fleet) {
-      await f.stop();
-    }
-    await sql.end();
-    await db.drop();
-    await rack.stop();
-  }
+  }, [() => sql.end(), () => db.drop(), () => rack.stop()]);
 }, 3_600_000);

@@ -36,6 +36,7 @@ import {
   startFleetProcess,
   type FleetProcess,
 } from '../test/support/fleet-process.js';
+import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
 import { prometheusBinary, prometheusWindow } from './lib/prometheus.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
@@ -60,13 +61,6 @@ function p(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
 
-function counter(metricsText: string, name: string): number {
-  return metricsText
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-}
-
 it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
   const { redisUrl } = requireBenchServers('poll');
   const rack = await startRack(BOARDS, ['--trust-loopback']);
@@ -88,26 +82,9 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     CREATE TRIGGER bench_regression AFTER UPDATE ON "Board" FOR EACH ROW
       WHEN (NEW."lastSuccessAt" < OLD."lastSuccessAt") EXECUTE FUNCTION bench_note_regression();`);
   const lines: string[] = [];
-  try {
-    // The rack starts each simulated board on first contact (state files, password hash): seconds of simulator CPU
-    // per hundred boards. Warm every board first so the measurement is of polling, not of the simulator booting.
-    const warm = new Agent({ connections: 32 });
-    const w0 = performance.now();
-    let nextBoard = 0;
-    await Promise.all(
-      Array.from({ length: 32 }, async () => {
-        while (nextBoard < BOARDS) {
-          const i = ++nextBoard;
-          const r = await request(`${rack.boardUrl(i)}/api/bmc/about`, { dispatcher: warm });
-          await r.body.text();
-        }
-      }),
-    );
-    await warm.close();
-    lines.push(
-      `Rack warm-up: ${BOARDS} simulated boards started in ${((performance.now() - w0) / 1000).toFixed(0)} s.`,
-      '',
-    );
+  await runWithFleet(fleet, async () => {
+    const warmS = await warmRack(rack, BOARDS);
+    lines.push(`Rack warm-up: ${BOARDS} simulated boards started in ${warmS.toFixed(0)} s.`, '');
 
     const nodeArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
     const apiProcess = await startFleetProcess('api', env, nodeArgs('BENCH_API_NODE_ARGS'));
@@ -115,31 +92,10 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const worker = await startFleetProcess('worker', env, nodeArgs('BENCH_WORKER_NODE_ARGS'));
     fleet.push(worker);
     const api = apiClient(apiProcess.url);
-    for (let i = 0; i < BOARDS; i += 1000) {
-      const res = await api('POST', '/api/v1/boards/bulk', {
-        boards: Array.from({ length: Math.min(1000, BOARDS - i) }, (_, k) => ({
-          name: `b${i + k + 1}`,
-          base_url: rack.boardUrl(i + k + 1),
-        })),
-      });
-      expect(res.status).toBe(201);
-    }
-    // Registration also queues every new board's first configuration backup (an export each, ~10 minutes for
-    // 10,000 boards); after that they are spread over the day. Measure polling once that one-off burst is over.
-    const b0 = performance.now();
-    for (;;) {
-      const { rows } = await sql.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "ConfigBoardState" WHERE "lastBackupStatus" IS NOT NULL`,
-      );
-      if (rows[0]!.n >= BOARDS) {
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 5000));
-    }
-    lines.push(
-      `First configuration backups of all boards done ${((performance.now() - b0) / 1000).toFixed(0)} s after registration.`,
-      '',
-    );
+    await registerRackBoards(api, rack, BOARDS);
+    // Registration also queues every new board's first configuration backup: measure polling once that is over.
+    const backupsS = await waitFirstBackups(sql, BOARDS);
+    lines.push(`First configuration backups of all boards done ${backupsS.toFixed(0)} s after registration.`, '');
     await new Promise((r) => setTimeout(r, WARMUP * 1000));
 
     const polls = async () =>
@@ -368,17 +324,5 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `last_success_at regressions over the run: ${regressions}; transitions recorded twice: ${duplicateTransitions}.`,
     );
     console.log(`\nBENCH RESULT\n${lines.join('\n')}\n`);
-  } catch (err) {
-    for (const f of fleet) {
-      console.error(`fleet ${f.role} output:\n${f.output()}`);
-    }
-    throw err;
-  } finally {
-    for (const f of fleet) {
-      await f.stop();
-    }
-    await sql.end();
-    await db.drop();
-    await rack.stop();
-  }
+  }, [() => sql.end(), () => db.drop(), () => rack.stop()]);
 }, 3_600_000);

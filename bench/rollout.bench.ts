@@ -21,6 +21,7 @@ import {
 } from '../test/firmware/helpers.js';
 import { createTestDatabase } from '../test/support/database.js';
 import { fleetEnv, requireBenchServers, startFleetProcess, type FleetProcess } from '../test/support/fleet-process.js';
+import { runWithFleet } from './lib/fleet-setup.js';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 1000);
 const INSTALL_MS = Number(process.env.BENCH_INSTALL_MS ?? 2000);
@@ -49,7 +50,7 @@ it(`rolls out to ${BOARDS} boards`, async () => {
   const fleet: FleetProcess[] = [];
   fleet.push(await startFleetProcess('api', env), await startFleetProcess('worker', env));
   const api = apiClient(fleet[0]!.url) as Api;
-  try {
+  await runWithFleet(fleet, async () => {
     await registerBoards(
       api,
       rack,
@@ -115,17 +116,5 @@ it(`rolls out to ${BOARDS} boards`, async () => {
         '',
       ].join('\n'),
     );
-  } catch (err) {
-    for (const f of fleet) {
-      console.error(`fleet ${f.role} output:\n${f.output()}`);
-    }
-    throw err;
-  } finally {
-    for (const f of fleet) {
-      await f.stop();
-    }
-    await db.drop();
-    await rack.stop();
-    await host.close();
-  }
+  }, [() => db.drop(), () => rack.stop(), () => host.close()]);
 }, 3_600_000);

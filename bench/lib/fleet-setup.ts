@@ -1,9 +1,37 @@
-// Setup shared by the fleet benches: a warmed rack, its boards registered through the API, and the wait for the
-// registration's one-off backup burst (bench/poll.bench.ts does the same steps inline).
+// Setup shared by the fleet benches: a warmed rack, its boards registered through the API, the wait for the
+// registration's one-off backup burst, and the run that stops the fleet processes (and the rest) whatever happens.
 import type pg from 'pg';
 import { Agent, request } from 'undici';
 import type { apiClient } from '../../test/boards/api.js';
 import type { RackProcess } from '../../test/boards/rack.js';
+import type { FleetProcess } from '../../test/support/fleet-process.js';
+
+/**
+ * Runs a bench's body. If it fails, the fleet processes' output is printed (what they logged is the clue); either
+ * way they are stopped, then each of `teardown` runs in order (database, rack, servers of the bench's own).
+ * `fleet` is the array the body fills as it starts processes.
+ */
+export async function runWithFleet(
+  fleet: FleetProcess[],
+  body: () => Promise<void>,
+  teardown: Array<() => Promise<unknown>>,
+): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    for (const f of fleet) {
+      console.error(`fleet ${f.role} output:\n${f.output()}`);
+    }
+    throw err;
+  } finally {
+    for (const f of fleet) {
+      await f.stop();
+    }
+    for (const step of teardown) {
+      await step();
+    }
+  }
+}
 
 /**
  * The rack starts each simulated board on first contact (state files, password hash): seconds of simulator CPU per
