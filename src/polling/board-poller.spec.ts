@@ -6,7 +6,7 @@ import {
   BoardUnreachableError,
   type BoardClient,
 } from '@tpfleet/board-api/client';
-import { pollBoard, readSlow, type PollDeps } from './board-poller.js';
+import { pollBoard, PollOverBudget, readSlow, type PollDeps } from './board-poller.js';
 import type { PollTarget } from './polling.repository.js';
 import type { ReachabilityPolicy } from './reachability.js';
 
@@ -184,5 +184,66 @@ describe('pollBoard: facts from /about', () => {
       deps,
     );
     expect(saved).toEqual([]);
+  });
+});
+
+describe('pollBoard: the fast lane budget', () => {
+  /** A board that answers /health after `healthMs` and honours each call's timeout as the transport does. */
+  function slowHealth(healthMs: number) {
+    const timeouts: Array<number | undefined> = [];
+    const observed: Array<string | null> = [];
+    const answer =
+      (operation: string, value: unknown, ms = 0) =>
+      (options?: { timeoutMs?: number }) => {
+        timeouts.push(options?.timeoutMs);
+        return new Promise((resolve, reject) => {
+          const limit = options?.timeoutMs ?? 5000;
+          if (ms > limit) {
+            setTimeout(
+              () => reject(new BoardUnreachableError(operation, 'ETIMEDOUT', `no answer within ${limit} ms`)),
+              limit,
+            );
+          } else {
+            setTimeout(() => resolve(value), ms);
+          }
+        });
+      };
+    const client = {
+      health: answer('getHealth', { uptime_seconds: 100 }, healthMs),
+      thermal: answer('getThermal', { sensors: [], cooling: [] }),
+    } as unknown as BoardClient;
+    const deps: PollDeps = {
+      client: () => client,
+      detect: () => Promise.reject(new Error('not expected')),
+      saveFacts: () => Promise.resolve(),
+      observe: (_op, _s, reason) => observed.push(reason),
+    };
+    return { timeouts, observed, deps };
+  }
+
+  it('stops a board slower than the budget there, with PollOverBudget and no failure recorded against it', async () => {
+    const board = slowHealth(2000);
+    const started = performance.now();
+    await expect(pollBoard(target(), { slow: false, medium: false, budgetMs: 50 }, policy, board.deps)).rejects.toThrow(
+      PollOverBudget,
+    );
+    expect(performance.now() - started).toBeLessThan(1000); // not the board's 2 s
+    expect(board.timeouts[0]).toBeLessThanOrEqual(50);
+    expect(board.observed).toEqual(['over_budget']); // the metrics say why, not "timeout"
+  });
+
+  it('polls a board within the budget as usual, each request given what is left of it', async () => {
+    const board = slowHealth(5);
+    const write = await pollBoard(target(), { slow: false, medium: false, budgetMs: 1000 }, policy, board.deps);
+    expect(write).toMatchObject({ state: 'online', succeeded: true });
+    expect(board.timeouts).toHaveLength(2);
+    expect(board.timeouts.every((t) => t !== undefined && t <= 1000)).toBe(true);
+  });
+
+  it('without a budget (poll now, the lagging lane) waits the whole request timeout', async () => {
+    const board = slowHealth(60);
+    const write = await pollBoard(target(), { slow: false, medium: false }, policy, board.deps);
+    expect(write).toMatchObject({ state: 'online', succeeded: true });
+    expect(board.timeouts).toEqual([undefined, undefined]);
   });
 });

@@ -45,18 +45,18 @@ interface PollOp {
 const FAST_OPS: PollOp[] = [
   {
     id: 'getHealth',
-    run: (c) => c.health(),
+    run: (c, o) => c.health(o),
     store: (r, v) => {
       r.health = v;
       r.uptimeSeconds = (v as { uptime_seconds: number | null }).uptime_seconds;
     },
   },
-  { id: 'getThermal', run: (c) => c.thermal(), store: (r, v) => (r.thermal = v) },
+  { id: 'getThermal', run: (c, o) => c.thermal(o), store: (r, v) => (r.thermal = v) },
 ];
 /** Every MEDIUM_POLL_EVERY-th poll: a held governor and the card's use (alert rules governor_overridden, sdcard_full). */
 const MEDIUM_OPS: PollOp[] = [
-  { id: 'getCooling', run: (c) => c.cooling(), store: (r, v) => (r.cooling = v) },
-  { id: 'getSdcard', run: (c) => c.sdcard(), store: (r, v) => (r.sdcard = v) },
+  { id: 'getCooling', run: (c, o) => c.cooling(o), store: (r, v) => (r.cooling = v) },
+  { id: 'getSdcard', run: (c, o) => c.sdcard(o), store: (r, v) => (r.sdcard = v) },
 ];
 const SLOW_OPS: PollOp[] = [
   {
@@ -84,8 +84,19 @@ function endsPoll(err: unknown): boolean {
   return err instanceof BoardAuthError || err instanceof BoardBannedError || err instanceof BoardUnreachableError;
 }
 
-/** Runs a board call and records its duration and outcome (metrics). */
-function timer(deps: Pick<PollDeps, 'observe'>) {
+/**
+ * The poll ran out of its budget (`PollDue.budgetMs`): it stopped waiting, and what it read is dropped. Not a failure
+ * of the board: the fast lane hands the board to the lagging lane, which polls it with the whole request timeout.
+ */
+export class PollOverBudget extends Error {
+  constructor(readonly operation: string) {
+    super(`${operation}: the poll's budget ran out`);
+    this.name = 'PollOverBudget';
+  }
+}
+
+/** Runs a board call and records its duration and outcome (metrics; `over_budget` when the budget cut it short). */
+function timer(deps: Pick<PollDeps, 'observe'>, overBudget: (err: unknown) => boolean) {
   return async <T>(operation: string, fn: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {
@@ -93,7 +104,7 @@ function timer(deps: Pick<PollDeps, 'observe'>) {
       deps.observe(operation, (performance.now() - started) / 1000, null);
       return value;
     } catch (err) {
-      deps.observe(operation, (performance.now() - started) / 1000, errorReason(err));
+      deps.observe(operation, (performance.now() - started) / 1000, overBudget(err) ? 'over_budget' : errorReason(err));
       throw err;
     }
   };
@@ -105,6 +116,12 @@ export interface PollDue {
   slow: boolean;
   /** /cooling and /sdcard. */
   medium: boolean;
+  /**
+   * The fast lane's limit on the whole poll, in ms (less than the request timeout). A board slower than that throws
+   * PollOverBudget instead of holding a fast-lane slot for the whole timeout. Dialect detection (first poll, reboot)
+   * is not limited: it is rare, and its fallbacks need the full timeout.
+   */
+  budgetMs?: number | undefined;
 }
 
 export async function pollBoard(
@@ -123,7 +140,12 @@ export async function pollBoard(
   let aboutDue = target.aboutDue || target.dialect === null;
   let current = target;
 
-  const timed = timer(deps);
+  const deadline = due.budgetMs === undefined ? undefined : performance.now() + due.budgetMs;
+  // Under a budget every request gets what is left of it, so a timeout there is the budget's, not the board's.
+  const overBudget = (err: unknown) => deadline !== undefined && errorReason(err) === 'timeout';
+  const callOptions = (): CallOptions | undefined =>
+    deadline === undefined ? undefined : { timeoutMs: Math.max(1, Math.ceil(deadline - performance.now())) };
+  const timed = timer(deps, overBudget);
 
   // /about (through dialect detection) when the version may have changed: first poll, reboot seen, firmware job.
   if (aboutDue) {
@@ -164,11 +186,14 @@ export async function pollBoard(
       }
       const advisory = !FAST_OPS.includes(op);
       try {
-        op.store(reading, await timed(op.id, () => op.run(client)));
+        op.store(reading, await timed(op.id, () => op.run(client, callOptions())));
         succeededOps++;
       } catch (err) {
         if (notOffered(err)) {
           continue;
+        }
+        if (overBudget(err)) {
+          throw new PollOverBudget(op.id);
         }
         if (advisory && !(err instanceof BoardAuthError || err instanceof BoardBannedError)) {
           // The update check may wait on the internet (GitHub) from the board: a slow or failed check says nothing
@@ -278,7 +303,7 @@ export async function readSlow(
   if (target.dialect === null) {
     return { boardId: target.id, readAt: now(), events: [], retrySoon: true };
   }
-  const timed = timer(deps);
+  const timed = timer(deps, () => false);
   const client = deps.client(target);
   const offered = capabilities(target.dialect, target.daemonVersion ?? undefined);
   const reading: Reading = {};

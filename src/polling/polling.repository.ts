@@ -161,6 +161,20 @@ export class PollingRepository {
     return new Map(rows.map((r) => [r.id, r.lease]));
   }
 
+  /**
+   * Boards whose fast-lane poll ran out of its budget (nothing of it is written): into the lagging lane, due now, the
+   * lease given back. Only under the lease the poll ran with; their state and history are untouched.
+   */
+  async handToLaggingLane(leases: Array<{ id: string; lease: number }>): Promise<void> {
+    if (leases.length === 0) {
+      return;
+    }
+    await this.prisma.$executeRaw`
+      UPDATE "Board" b SET "pollLagging" = true, "nextPollAt" = now(), "pollLeaseUntil" = NULL
+      FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS r(id uuid, lease int)
+      WHERE b."id" = r.id AND b."pollLease" = r.lease`;
+  }
+
   /** Gives back leases of boards not polled after all (decommissioned meanwhile, credentials refused, …). */
   async releaseLeases(leases: Array<{ id: string; lease: number }>): Promise<void> {
     if (leases.length === 0) {

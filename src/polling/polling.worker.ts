@@ -9,7 +9,7 @@ import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { pollBoard, readSlow, type PollDeps, type PollDue } from './board-poller.js';
+import { pollBoard, PollOverBudget, readSlow, type PollDeps, type PollDue } from './board-poller.js';
 import { BatchWriter } from './batch-writer.js';
 import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
@@ -54,14 +54,24 @@ export class PollingWorker implements BoardPoller {
   }
 
   @JobHandler(pollBatchJob)
-  async pollBatch(payload: JobPayload<typeof pollBatchJob>): Promise<{ polled: number; failed: number }> {
-    const result = await this.pollTargets(payload.boards, this.limiter);
+  async pollBatch(
+    payload: JobPayload<typeof pollBatchJob>,
+  ): Promise<{ polled: number; failed: number; handedOff: number }> {
+    // A board slower than the lagging threshold is cut off there and handed to the lagging lane: when many boards
+    // turn slow at once (a fifth of a 10,000-board fleet), each costs a fast-lane slot that long, not a timeout.
+    const result = await this.pollTargets(
+      payload.boards,
+      this.limiter,
+      LAGGING_SHARE_OF_TIMEOUT * this.config.polling.timeoutMs,
+    );
     this.metrics.jobOutcomes.inc({ job: pollBatchJob.name, outcome: 'completed' });
     return result;
   }
 
   @JobHandler(pollLaggingJob)
-  async pollLagging(payload: JobPayload<typeof pollLaggingJob>): Promise<{ polled: number; failed: number }> {
+  async pollLagging(
+    payload: JobPayload<typeof pollLaggingJob>,
+  ): Promise<{ polled: number; failed: number; handedOff: number }> {
     const result = await this.pollTargets(payload.boards, this.laggingLimiter);
     this.metrics.jobOutcomes.inc({ job: pollLaggingJob.name, outcome: 'completed' });
     return result;
@@ -134,15 +144,16 @@ export class PollingWorker implements BoardPoller {
   private async pollTargets(
     boards: Array<{ id: string; slow: boolean; medium?: boolean | undefined; lease?: number | undefined }>,
     limiter: Limiter,
-  ): Promise<{ polled: number; failed: number }> {
+    budgetMs?: number,
+  ): Promise<{ polled: number; failed: number; handedOff: number }> {
     // Jobs enqueued before leases existed carry none: they take one now, or leave the board to whoever holds it.
     const unleased = boards.filter((b) => b.lease === undefined).map((b) => b.id);
     const late = unleased.length ? await this.repository.lease(unleased, this.leaseSeconds()) : new Map();
-    const due = new Map<string, { slow: boolean; medium: boolean; lease: number }>();
+    const due = new Map<string, PollDue & { lease: number }>();
     for (const b of boards) {
       const lease = b.lease ?? late.get(b.id);
       if (lease !== undefined) {
-        due.set(b.id, { slow: b.slow, medium: b.medium ?? false, lease });
+        due.set(b.id, { slow: b.slow, medium: b.medium ?? false, lease, budgetMs });
       }
     }
     const targets = await this.repository.loadTargets([...due.keys()]);
@@ -172,6 +183,7 @@ export class PollingWorker implements BoardPoller {
       }
     }, WRITE_LINGER_MS);
     const skipped: Array<{ id: string; lease: number }> = [];
+    const overBudget: Array<{ id: string; lease: number }> = [];
     await Promise.all(
       targets.map(async (t) => {
         const d = due.get(t.id)!;
@@ -180,7 +192,9 @@ export class PollingWorker implements BoardPoller {
           t.decommissionedAt === null && t.state !== 'credentials_invalid'
             ? await limiter.run(() => this.pollOne(t, d, deps))
             : null;
-        if (write) {
+        if (write === 'over_budget') {
+          overBudget.push({ id: t.id, lease: d.lease });
+        } else if (write) {
           writer.add(write);
         } else {
           skipped.push({ id: t.id, lease: d.lease });
@@ -189,14 +203,15 @@ export class PollingWorker implements BoardPoller {
     );
     await writer.close();
     await this.repository.releaseLeases(skipped);
-    return { polled, failed };
+    await this.repository.handToLaggingLane(overBudget);
+    return { polled, failed, handedOff: overBudget.length };
   }
 
   private async pollOne(
     target: PollTarget,
     due: PollDue & { lease: number },
     deps: PollDeps,
-  ): Promise<PollWrite | null> {
+  ): Promise<PollWrite | 'over_budget' | null> {
     // Two overlapping polls of one board could each log in; with a wrong password that is two failures towards
     // the board's ban. One poll per board at a time, and never a second login with refused credentials.
     if (this.inFlight.has(target.id) || this.clients.withheld(target)) {
@@ -217,6 +232,9 @@ export class PollingWorker implements BoardPoller {
       const slow = performance.now() - started >= LAGGING_SHARE_OF_TIMEOUT * this.config.polling.timeoutMs;
       return { ...polled, lease: due.lease, lagging: polled.noAnswer || slow };
     } catch (err) {
+      if (err instanceof PollOverBudget) {
+        return 'over_budget';
+      }
       // A bug or a corrupt credential must not sink the other boards of the batch.
       this.logger.error(
         `poll of board ${target.id} failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}`,

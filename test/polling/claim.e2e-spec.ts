@@ -192,4 +192,33 @@ redis.describe('claiming due boards', () => {
     expect(polled.body.last_polled_at).not.toBeNull();
     expect(polled.body.state_reason).toMatch(/127\.0\.0\.1:10\b/);
   });
+
+  it('hands a board whose fast poll ran over its budget to the lagging lane: due now, lease back, nothing else', async () => {
+    const repository = app.app.get(PollingRepository);
+    await sql.query(
+      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "pollLagging" = false, "nextPollAt" = now() - interval '1 s'
+       WHERE "id" = $1`,
+      [id],
+    );
+    const [claim] = (await repository.claimDue(CLAIM))!;
+    expect(claim).toMatchObject({ id, lagging: false });
+    const lane = async () =>
+      (
+        await sql.query<{ lagging: boolean; due: boolean; until: Date | null; polled: Date | null }>(
+          `SELECT "pollLagging" AS lagging, "nextPollAt" <= now() AS due, "pollLeaseUntil" AS until,
+             "lastPolledAt" AS polled FROM "Board" WHERE "id" = $1`,
+          [id],
+        )
+      ).rows[0]!;
+    const before = { ...(await row()), polled: (await lane()).polled };
+    // Under a lease that is no longer the board's: nothing changes.
+    await repository.handToLaggingLane([{ id, lease: claim!.lease - 1 }]);
+    expect(await lane()).toMatchObject({ lagging: false, due: false });
+    await repository.handToLaggingLane([{ id, lease: claim!.lease }]);
+    expect(await lane()).toEqual({ lagging: true, due: true, until: null, polled: before.polled });
+    expect(await row()).toMatchObject({ state: before.state, success: before.success, events: before.events });
+    // The next claim puts it in the lagging lane.
+    const [next] = (await repository.claimDue(CLAIM))!;
+    expect(next).toMatchObject({ id, lagging: true });
+  });
 });

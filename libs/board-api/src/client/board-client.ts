@@ -690,20 +690,20 @@ export class BoardClient {
     return { about: parsed.data, raw: isRecord(raw) ? raw : {} };
   }
 
-  async health() {
-    return this.call('getHealth');
+  async health(options?: CallOptions) {
+    return this.call('getHealth', {}, options);
   }
 
   async info() {
     return this.call('getInfo');
   }
 
-  async thermal() {
-    return this.call('getThermal');
+  async thermal(options?: CallOptions) {
+    return this.call('getThermal', {}, options);
   }
 
-  async cooling() {
-    return this.call('getCooling');
+  async cooling(options?: CallOptions) {
+    return this.call('getCooling', {}, options);
   }
 
   /** No mode: write the step once (the governor may overrule it); manual: hold it; auto: return to the governor. */
@@ -795,8 +795,8 @@ export class BoardClient {
     await this.call('postNetworkReset', { cmd: 'reset' });
   }
 
-  async sdcard() {
-    const [card] = await this.call('getSdcard');
+  async sdcard(options?: CallOptions) {
+    const [card] = await this.call('getSdcard', {}, options);
     return card!;
   }
 
