@@ -84,8 +84,11 @@ export class BoardClientsService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(BoardClientsService.name);
   private readonly dispatcher: Agent;
   private readonly clients = new Map<string, Cached>();
-  /** `<boardId>:<credentialVersion>` whose login the board refused: never sent again from this process. */
-  private readonly refused = new Set<string>();
+  /**
+   * `<boardId>:<credentialVersion>` whose login the board refused, with what it said: never sent again from this
+   * process.
+   */
+  private readonly refused = new Map<string, string>();
   private readonly timeoutMs: number;
   /** Pinned certificate per https origin, as the boards' rows say (synced at every client use) or first seen. */
   private readonly pins = new Map<string, string>();
@@ -304,12 +307,17 @@ export class BoardClientsService implements BeforeApplicationShutdown {
   }
 
   /** The board refused these credentials: no further login with them (boards ban after 5 failures). */
-  markRefused(target: Pick<ClientTarget, 'id' | 'credentialVersion'>): void {
-    this.refused.add(`${target.id}:${target.credentialVersion}`);
+  markRefused(target: Pick<ClientTarget, 'id' | 'credentialVersion'>, message: string): void {
+    this.refused.set(`${target.id}:${target.credentialVersion}`, message);
   }
 
   isRefused(target: Pick<ClientTarget, 'id' | 'credentialVersion'>): boolean {
     return this.refused.has(`${target.id}:${target.credentialVersion}`);
+  }
+
+  /** What the board said when it refused these credentials (undefined: it has not, as far as this process knows). */
+  refusal(target: Pick<ClientTarget, 'id' | 'credentialVersion'>): string | undefined {
+    return this.refused.get(`${target.id}:${target.credentialVersion}`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -230,19 +230,64 @@ export async function pollBoard(
     outcome = { kind: succeededOps > 0 ? 'partial' : 'failed', reason: first.reason, message: first.message };
   }
 
+  return polledBoard(target, outcome, policy, now(), {
+    reading,
+    failures: [...failures, ...advisoryFailures],
+    events,
+    succeeded: succeededOps > 0,
+    aboutDue,
+    noAnswer: fatal instanceof BoardUnreachableError,
+  });
+}
+
+/**
+ * A poll that sends nothing: this process already saw the board refuse these credentials, in a poll whose result was
+ * not written (it outlived its lease and a newer claim holds the board). Recorded now, under the current lease, so the
+ * stored state says what the board said — without a second login, which would count towards the board's ban.
+ */
+export function refusedPoll(
+  target: PollTarget,
+  message: string,
+  policy: ReachabilityPolicy,
+  now: () => Date = () => new Date(),
+): PolledBoard {
+  return polledBoard(target, { kind: 'auth_failed', message }, policy, now(), {
+    reading: {},
+    failures: [],
+    events: [],
+    succeeded: false,
+    aboutDue: target.aboutDue,
+    noAnswer: false,
+  });
+}
+
+/** What a poll found, judged: the next reachability step, its timeline events and the readings to store. */
+function polledBoard(
+  target: PollTarget,
+  outcome: PollOutcome,
+  policy: ReachabilityPolicy,
+  polledAt: Date,
+  found: {
+    reading: Reading;
+    failures: OpFailure[];
+    events: PollWrite['events'];
+    succeeded: boolean;
+    aboutDue: boolean;
+    noAnswer: boolean;
+  },
+): PolledBoard {
+  const { reading, failures, events } = found;
   const previousState: PolledState = target.state === 'decommissioned' ? 'unknown' : target.state;
   const step = nextReachability(
     { state: previousState, consecutiveFailures: target.consecutiveFailures },
     outcome,
     policy,
   );
-  const polledAt = now();
-  if (failures.length || advisoryFailures.length) {
-    const all = [...failures, ...advisoryFailures];
+  if (failures.length) {
     events.push({
       kind: 'poll_failed',
-      summary: all.map((f) => `${f.operation}: ${f.reason}`).join(', '),
-      detail: { failures: all },
+      summary: failures.map((f) => `${f.operation}: ${f.reason}`).join(', '),
+      detail: { failures },
     });
   }
   if (step.changed) {
@@ -262,15 +307,15 @@ export async function pollBoard(
     boardId: target.id,
     credentialVersion: target.credentialVersion,
     polledAt,
-    succeeded: succeededOps > 0,
+    succeeded: found.succeeded,
     state: step.state,
     stateChanged: step.changed,
     stateReason: step.reason,
     consecutiveFailures: step.consecutiveFailures,
     nextPollAt: step.nextPollInSeconds === null ? null : new Date(polledAt.getTime() + step.nextPollInSeconds * 1000),
     bannedUntil: outcome.kind === 'banned' ? new Date(polledAt.getTime() + outcome.retryAfterSeconds * 1000) : null,
-    aboutDue,
-    noAnswer: fatal instanceof BoardUnreachableError,
+    aboutDue: found.aboutDue,
+    noAnswer: found.noAnswer,
     reading: Object.keys(reading).length ? reading : null,
     thermalSamples: (thermal?.sensors ?? [])
       .filter((s) => typeof s.temperature_c === 'number')

@@ -9,7 +9,7 @@ import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import type { JobPayload } from '../jobs/job-definition.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { pollBoard, PollOverBudget, readSlow, type PollDeps, type PollDue } from './board-poller.js';
+import { pollBoard, PollOverBudget, readSlow, refusedPoll, type PollDeps, type PollDue } from './board-poller.js';
 import { BatchWriter } from './batch-writer.js';
 import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
@@ -214,20 +214,24 @@ export class PollingWorker implements BoardPoller {
   ): Promise<PollWrite | 'over_budget' | null> {
     // Two overlapping polls of one board could each log in; with a wrong password that is two failures towards
     // the board's ban. One poll per board at a time, and never a second login with refused credentials.
-    if (this.inFlight.has(target.id) || this.clients.withheld(target)) {
+    if (this.inFlight.has(target.id)) {
+      return null;
+    }
+    const policy = reachabilityPolicy(this.config.polling, target.pollIntervalSeconds);
+    const refusal = this.clients.refusal(target);
+    if (refusal !== undefined && target.state !== 'credentials_invalid') {
+      // The poll that met the refusal lost its lease before writing: record it now, without logging in again.
+      return { ...refusedPoll(target, refusal, policy), lease: due.lease, lagging: false };
+    }
+    if (this.clients.withheld(target)) {
       return null;
     }
     this.inFlight.add(target.id);
     const started = performance.now();
     try {
-      const polled = await pollBoard(
-        target,
-        due,
-        reachabilityPolicy(this.config.polling, target.pollIntervalSeconds),
-        deps,
-      );
+      const polled = await pollBoard(target, due, policy, deps);
       if (polled.state === 'credentials_invalid') {
-        this.clients.markRefused(target);
+        this.clients.markRefused(target, polled.stateReason ?? 'the board refused the stored credentials');
       }
       const slow = performance.now() - started >= LAGGING_SHARE_OF_TIMEOUT * this.config.polling.timeoutMs;
       return { ...polled, lease: due.lease, lagging: polled.noAnswer || slow };
