@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
@@ -147,6 +147,56 @@ describe('the board clients against board-agent --simulate', () => {
       };
       expect(slots.update_staged).toBe(true);
       expect(slots.staged).toMatchObject({ version: 'v2.31.0', source: 'upload', file });
+    });
+
+    it('uploads now, installs later: park=1 keeps the image on the card, staged only by the local install', async () => {
+      const slots = async () => (await h.request('GET', '/api/bmc/firmware/slots')).json as Record<string, unknown>;
+      const running = async () => ((await h.request('GET', '/api/bmc/about')).json as { version: string }).version;
+      const before = { slots: await slots(), running: await running() };
+      const data = Buffer.concat([Buffer.from('VERSION="v2.40.0"\n'), image(2 * MIB, 3)]);
+      const file = 'tp2-bmc-firmware-ota-v2.40.0.tpu';
+      const start = await get(
+        h,
+        `opt=set&type=firmware&file=${file}&length=${data.length}&sha256=${sha256(data)}&park=1`,
+      );
+      expect(start.status).toBe(200);
+      expect(Object.keys(start.json as object)).toEqual(['handle']);
+      const { handle } = start.json as { handle: number };
+      expect((await uiUpload(h, handle, data, file)).status).toBe(200);
+      const seen = await pollUntilSettled(h, 'firmware');
+      expect(seen.at(-1)).toEqual({ Done: [{ secs: expect.any(Number), nanos: expect.any(Number) }, data.length] });
+
+      // Parked: the whole image on the card under its own name (the .partial renamed), nothing staged, no reboot.
+      const cardDir = join(h.backend.sdcardPath, 'firmware');
+      expect(sha256(await readFile(join(cardDir, file)))).toBe(sha256(data));
+      expect(await readdir(cardDir)).toEqual([file]);
+      expect(await slots()).toEqual(before.slots);
+      expect(await running()).toBe(before.running);
+      const catalogue = (await get(h, 'opt=get&type=firmware_available&refresh=1')).json as {
+        response: [{ result: { sources: { id: string; candidates: Record<string, unknown>[] }[] } }];
+      };
+      const card = catalogue.response[0].result.sources.find((s) => s.id === 'card');
+      expect(card?.candidates).toContainEqual({
+        version: 'v2.40.0',
+        relation: 'newer',
+        trust: 'unverified',
+        file: `/mnt/sdcard/firmware/${file}`,
+        size_bytes: data.length,
+      });
+
+      // Later: the card candidate is installed with opt=set&type=firmware&local (force: earlier tests staged one).
+      const install = await get(h, `opt=set&type=firmware&local&file=/mnt/sdcard/firmware/${file}&force=1`);
+      expect(install.status).toBe(200);
+      expect(Object.keys(install.json as object)).toEqual(['handle']);
+      const installed = await pollUntilSettled(h, 'firmware');
+      expect(installed.at(-1)).toEqual({ Done: [expect.anything(), data.length] });
+      expect(await slots()).toMatchObject({
+        update_staged: true,
+        staged: { version: 'v2.40.0', source: 'upload', file },
+      });
+      expect(await running()).toBe(before.running);
+      // The card keeps its copy (it stays a candidate); the staging copy is gone.
+      expect(await readdir(cardDir)).toEqual([file]);
     });
 
     it('downloads the backup as tp2-backup-DD-MM-YYYY.tar.gz holding the persisted state', async () => {
