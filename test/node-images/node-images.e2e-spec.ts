@@ -35,6 +35,15 @@ redis.describe('node image writes through the fleet API', () => {
   let filesUrl: string;
   let boardId: string;
   const data = image(12 * MIB);
+  // The job reads the board's transfer state once a second (the board client's default), and a simulated node
+  // takes 4 s of USB boot (1 s pin, 3 s rpiboot: the rack runs in real time) before its eMMC takes a byte. So 60 %
+  // at once (written when the node is up: 50 % for two seconds), 80 % at 6 s (75 % for two seconds), the rest at 8 s.
+  const slow = image(4 * MIB);
+  const SLOW_BURSTS = [
+    { atMs: 0, upTo: 0.6 },
+    { atMs: 6000, upTo: 0.8 },
+    { atMs: 8000, upTo: 1 },
+  ];
   let uploadDir: string;
   const UPLOAD_MAX = 16 * MIB;
 
@@ -56,6 +65,23 @@ redis.describe('node image writes through the fleet API', () => {
           res.end();
         };
         next();
+      } else if (req.url === '/images/slow.img') {
+        // A link that delivers in bursts (SLOW_BURSTS), each held long enough for more than one of the job's polls.
+        res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': slow.length });
+        let sent = 0;
+        for (const { atMs, upTo } of SLOW_BURSTS) {
+          setTimeout(() => {
+            if (res.destroyed) {
+              return;
+            }
+            const end = Math.floor(slow.length * upTo);
+            res.write(slow.subarray(sent, end));
+            sent = end;
+            if (end === slow.length) {
+              res.end();
+            }
+          }, atMs);
+        }
       } else if (req.url === '/images/unsized.img') {
         res.writeHead(200, { 'Transfer-Encoding': 'chunked' });
         res.end(data.subarray(0, MIB));
@@ -131,6 +157,44 @@ redis.describe('node image writes through the fleet API', () => {
     expect(calls.body.succeeded.postFlash).toBe(1);
     expect(calls.body.succeeded.postUpload).toBe(1);
   }, 120_000);
+
+  it('records the write’s progress on the timeline: quarters in order, between queued and written', async () => {
+    const started = await api('POST', `/api/v1/boards/${boardId}/nodes/1/image`, {
+      url: `${filesUrl}/images/slow.img`,
+      sha256: sha256(slow),
+    });
+    expect(started.status).toBe(202);
+    const done = await waitFor(
+      'slow image written',
+      () => api('GET', `/api/v1/node-images/${started.body.id}`),
+      (r) => r.body.status === 'succeeded' || r.body.status === 'failed',
+      60_000,
+      200,
+    );
+    expect(done.value.body).toMatchObject({ status: 'succeeded', sha256: sha256(slow) });
+    const timeline = await api('GET', `/api/v1/boards/${boardId}/timeline?limit=100&kind=job`);
+    const entries = (timeline.body.items as Array<{ summary: string; at: string; detail: { action_id?: string } }>)
+      .filter((e) => e.detail?.action_id === started.body.id)
+      .reverse(); // oldest first
+    const summaries = entries.map((e) => e.summary);
+    expect(summaries[0]).toBe(`node 1 image queued from ${filesUrl}/images/slow.img`);
+    expect(summaries.at(-1)).toBe(`node 1 image written (sha256 ${sha256(slow)})`);
+    // What the job writes: at each poll that finds the transfer in a new quarter, that quarter; one crossed between
+    // two polls is not written (here the first 60 % land at once, so 25 % shows only if a poll catches that burst
+    // half written); never 100 %: the written entry says that.
+    const percents = summaries.slice(1, -1).map((s) => {
+      const match = /^node 1 image (\d+)% written$/.exec(s);
+      expect(match).not.toBeNull();
+      return Number(match![1]);
+    });
+    expect(percents.slice(-2)).toEqual([50, 75]);
+    expect([
+      [50, 75],
+      [25, 50, 75],
+    ]).toContainEqual(percents);
+    const times = entries.map((e) => e.at);
+    expect(times).toEqual([...times].sort());
+  }, 90_000);
 
   it('fails the job with the board’s own message when the SHA-256 differs, keeping the previous image', async () => {
     const started = await api('POST', `/api/v1/boards/${boardId}/nodes/2/image`, {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
 import { BoardClient, BoardTransferError } from '@tpfleet/board-api/client';
@@ -63,6 +64,48 @@ async function fetchAnswer(h: AgentHarness, path: string, init: RequestInit): Pr
 }
 
 const get = (h: AgentHarness, query: string) => h.request('GET', `/api/bmc?${query}`);
+
+/**
+ * A client that dies half way: announces the whole image (multipart, as BMC-UI's browser sends it, or a raw body),
+ * writes `sent` bytes of it, waits until the agent has them on the eMMC, then destroys the socket.
+ */
+async function droppedUpload(
+  h: AgentHarness,
+  handle: number,
+  data: Buffer,
+  sent: number,
+  form: 'multipart' | 'raw',
+): Promise<void> {
+  const boundary = 'dropped-boundary-41c2';
+  const head = Buffer.from(
+    form === 'raw'
+      ? ''
+      : `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.img"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(form === 'raw' ? '' : `\r\n--${boundary}--\r\n`);
+  const req = httpRequest(`${h.base}/api/bmc/upload/${handle}`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${h.token}`,
+      'Content-Type': form === 'raw' ? 'application/octet-stream' : `multipart/form-data; boundary=${boundary}`,
+      'Content-Length': head.length + data.length + tail.length,
+    },
+  });
+  const closed = new Promise<void>((resolve) => req.once('close', resolve));
+  req.on('error', () => undefined); // the test destroys it
+  req.write(head);
+  req.write(data.subarray(0, sent));
+  for (let i = 0; i < 500; i++) {
+    const state = (await get(h, 'opt=get&type=flash')).json as State;
+    if ((state.Transferring?.bytes_written ?? 0) > 0) {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  req.destroy();
+  await closed;
+}
 
 type State = { Transferring?: { id: number; size: number; bytes_written: number }; Done?: unknown; Error?: string };
 
@@ -147,6 +190,56 @@ describe('the board clients against board-agent --simulate', () => {
       };
       expect(slots.update_staged).toBe(true);
       expect(slots.staged).toMatchObject({ version: 'v2.31.0', source: 'upload', file });
+    });
+
+    it('uploads now, installs later: park=1 keeps the image on the card, staged only by the local install', async () => {
+      const slots = async () => (await h.request('GET', '/api/bmc/firmware/slots')).json as Record<string, unknown>;
+      const running = async () => ((await h.request('GET', '/api/bmc/about')).json as { version: string }).version;
+      const before = { slots: await slots(), running: await running() };
+      const data = Buffer.concat([Buffer.from('VERSION="v2.40.0"\n'), image(2 * MIB, 3)]);
+      const file = 'tp2-bmc-firmware-ota-v2.40.0.tpu';
+      const start = await get(
+        h,
+        `opt=set&type=firmware&file=${file}&length=${data.length}&sha256=${sha256(data)}&park=1`,
+      );
+      expect(start.status).toBe(200);
+      expect(Object.keys(start.json as object)).toEqual(['handle']);
+      const { handle } = start.json as { handle: number };
+      expect((await uiUpload(h, handle, data, file)).status).toBe(200);
+      const seen = await pollUntilSettled(h, 'firmware');
+      expect(seen.at(-1)).toEqual({ Done: [{ secs: expect.any(Number), nanos: expect.any(Number) }, data.length] });
+
+      // Parked: the whole image on the card under its own name (the .partial renamed), nothing staged, no reboot.
+      const cardDir = join(h.backend.sdcardPath, 'firmware');
+      expect(sha256(await readFile(join(cardDir, file)))).toBe(sha256(data));
+      expect(await readdir(cardDir)).toEqual([file]);
+      expect(await slots()).toEqual(before.slots);
+      expect(await running()).toBe(before.running);
+      const catalogue = (await get(h, 'opt=get&type=firmware_available&refresh=1')).json as {
+        response: [{ result: { sources: { id: string; candidates: Record<string, unknown>[] }[] } }];
+      };
+      const card = catalogue.response[0].result.sources.find((s) => s.id === 'card');
+      expect(card?.candidates).toContainEqual({
+        version: 'v2.40.0',
+        relation: 'newer',
+        trust: 'unverified',
+        file: `/mnt/sdcard/firmware/${file}`,
+        size_bytes: data.length,
+      });
+
+      // Later: the card candidate is installed with opt=set&type=firmware&local (force: earlier tests staged one).
+      const install = await get(h, `opt=set&type=firmware&local&file=/mnt/sdcard/firmware/${file}&force=1`);
+      expect(install.status).toBe(200);
+      expect(Object.keys(install.json as object)).toEqual(['handle']);
+      const installed = await pollUntilSettled(h, 'firmware');
+      expect(installed.at(-1)).toEqual({ Done: [expect.anything(), data.length] });
+      expect(await slots()).toMatchObject({
+        update_staged: true,
+        staged: { version: 'v2.40.0', source: 'upload', file },
+      });
+      expect(await running()).toBe(before.running);
+      // The card keeps its copy (it stays a candidate); the staging copy is gone.
+      expect(await readdir(cardDir)).toEqual([file]);
     });
 
     it('downloads the backup as tp2-backup-DD-MM-YYYY.tar.gz holding the persisted state', async () => {
@@ -278,6 +371,45 @@ describe('the board clients against board-agent --simulate', () => {
       expect((await get(h, 'opt=get&type=flash')).json).toEqual({ Error: upload.text });
       expect(sha256(await readFile(h.backend.emmcImagePath(2)))).toBe(sha256(previous));
     });
+
+    it.each(['multipart', 'raw'] as const)(
+      'a dropped %s upload ends in Error, keeps the previous image, restores the node, and frees the transfer',
+      async (form) => {
+        // A known image on node 2 first, so "the previous image is intact" means something.
+        const previous = image(MIB, 21);
+        const first = await get(h, `opt=set&type=flash&file=old.img&length=${previous.length}&node=1`);
+        expect((await tpiUpload(h, (first.json as { handle: number }).handle, previous)).status).toBe(200);
+        expect((await pollUntilSettled(h, 'flash')).at(-1)?.Done).toBeDefined();
+
+        const data = image(8 * MIB, 22);
+        const start = await get(h, `opt=set&type=flash&file=big.img&length=${data.length}&skip_crc=false&node=1`);
+        expect(start.status).toBe(200);
+        const { handle } = start.json as { handle: number };
+        await droppedUpload(h, handle, data, 3 * MIB, form);
+
+        const seen = await pollUntilSettled(h, 'flash');
+        expect(seen.at(-1)).toEqual({ Error: expect.any(String) });
+        // No half-written "done" image: the previous one is whole and the .partial was not renamed (nor left behind).
+        expect(sha256(await readFile(h.backend.emmcImagePath(2)))).toBe(sha256(previous));
+        expect((await readdir(dirname(h.backend.emmcImagePath(2)))).filter((f) => f.endsWith('.partial'))).toEqual([]);
+        // As after any flash: node off, its usb-boot pin released, no mass-storage device, the persisted route live.
+        const power = (await get(h, 'opt=get&type=power')).json as { response: [{ result: [Record<string, string>] }] };
+        expect(power.response[0].result[0]['node2']).toBe('0');
+        const usb = (await get(h, 'opt=get&type=usb')).json as { response: [{ result: [{ route: string }] }] };
+        const live = h.backend.liveState();
+        expect(live.usbRoute).toBe(usb.response[0].result[0].route);
+        expect(live.usbBoot).toEqual({ 1: false, 2: false, 3: false, 4: false });
+        expect(live.msdNode).toBeNull();
+        expect(live.enable[2]).toBe(false);
+
+        // The one-transfer lock is free at once: a retry starts and completes.
+        const retry = await get(h, `opt=set&type=flash&file=big.img&length=${data.length}&node=1`);
+        expect(retry.status).toBe(200);
+        expect((await tpiUpload(h, (retry.json as { handle: number }).handle, data)).status).toBe(200);
+        expect((await pollUntilSettled(h, 'flash')).at(-1)?.Done).toEqual([expect.anything(), data.length]);
+        expect(sha256(await readFile(h.backend.emmcImagePath(2)))).toBe(sha256(data));
+      },
+    );
 
     it('answers the path form with problem+json refusals for new clients', async () => {
       const answer = await h.request('POST', '/api/bmc/flash', { body: { node: '2', file: 'x.img' } });

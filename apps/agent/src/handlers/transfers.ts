@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 
 import { BoardError } from '../backend/backend.js';
 import { runningVersion } from '../firmware/firmware-services.js';
@@ -137,15 +137,17 @@ export const postFirmwareUpload: Handler = async (ctx) => {
     throw new BoardError(501, 'this agent was started without firmware support');
   }
   const file = fileParam(ctx.params);
-  if (presenceFlag(ctx, 'local')) {
-    throw new BoardError(501, 'installing a card image goes through POST /firmware/install with the `local` source');
+  const local = presenceFlag(ctx, 'local');
+  const park = presenceFlag(ctx, 'park');
+  if (local && park) {
+    throw new BoardError(400, '`park` and `local` exclude each other: a card image is already parked');
   }
   const sha256 = sha256Param(ctx.params);
   const target = {
     kind: 'firmware' as const,
     slots: firmware.slots,
     sdcardDir: transfers.sdcardDir,
-    park: presenceFlag(ctx, 'park'),
+    park,
     now: transfers.clock,
     running: () => runningVersion(ctx.backend),
   };
@@ -153,6 +155,21 @@ export const postFirmwareUpload: Handler = async (ctx) => {
     throw new BoardError(409, 'a firmware install is running; wait for it to finish');
   }
   const force = flagParam(ctx.params, 'force');
+  if (local) {
+    // "Upload now, install later": a parked image (a `local` candidate) is staged from the card like an upload, and
+    // POST /firmware/install refuses local sources in its favour (board-api-facts §7.7), so this is the only way in.
+    const card = await cardFile(transfers.sdcardDir, file);
+    const name = basename(file);
+    await checkFirmwareUpload(target, name, card.size, force);
+    return {
+      handle: transfers.start({
+        target,
+        file: name,
+        size: card.size,
+        local: () => createReadStream(card.path, { highWaterMark: 512 * 1024 }) as AsyncIterable<Buffer>,
+      }),
+    };
+  }
   if (isUrlSource(file)) {
     const download = await openUrlSource(file, optionalLength(ctx.params));
     try {

@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
 import { operationList } from '@tpfleet/board-api';
 
 import type { BoardEvent, FixtureName } from '../../test/support/linux-board.js';
@@ -75,5 +80,53 @@ describe.each<FixtureName>(['v2.4', 'v2.5'])(
       expect(commands.filter((c) => !READ_ONLY_COMMANDS.has(c))).toEqual([]);
       expect(h.logs.filter((l) => l['level'] === 'error')).toEqual([]);
     });
+
+    it('backs up exactly the overlay upper dir: its files and contents, relative paths, nothing beside it', async () => {
+      // A user's changes as the overlay records them, beside the fixture's own /etc/hostname.
+      const upper = join(h.dir, 'mnt/overlay/upper');
+      await mkdir(join(upper, 'root/.ssh'), { recursive: true });
+      await writeFile(join(upper, 'root/.ssh/authorized_keys'), 'ssh-ed25519 AAAAC3Nz user@laptop\n');
+      await mkdir(join(upper, 'etc/network'), { recursive: true });
+      await writeFile(join(upper, 'etc/network/interfaces'), 'auto eth0\niface eth0 inet dhcp\n');
+
+      const res = await fetch(`${h.base}/api/bmc/backup`, { headers: { Authorization: `Bearer ${h.token}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-disposition')).toMatch(/filename="tp2-backup-\d\d-\d\d-\d{4}\.tar\.gz"$/);
+      const archive = Buffer.from(await res.arrayBuffer());
+
+      // The names as stored (GNU tar would strip a leading / or refuse a .. on extraction, hiding either).
+      const names = execFileSync('tar', ['-tzf', '-'], { input: archive, encoding: 'utf8' }).split('\n');
+      const stored = names.filter((n) => n !== '');
+      for (const name of stored) {
+        expect(name).not.toMatch(/^\//);
+        expect(name.split('/')).not.toContain('..');
+      }
+      const entries = stored.map((n) => n.replace(/^\.\//, '').replace(/\/$/, '')).filter((n) => n !== '' && n !== '.');
+      expect(entries.sort()).toEqual((await treeOf(upper)).sort());
+      expect(entries).not.toContain('rollback-version'); // beside upper in /mnt/overlay, not in it
+
+      const out = await mkdtemp(join(tmpdir(), 'backup-'));
+      try {
+        execFileSync('tar', ['-xzf', '-', '-C', out], { input: archive });
+        for (const file of await filesOf(upper)) {
+          expect(await readFile(join(out, file), 'utf8')).toBe(await readFile(join(upper, file), 'utf8'));
+        }
+        expect(await readFile(join(out, 'root/.ssh/authorized_keys'), 'utf8')).toContain('user@laptop');
+      } finally {
+        await rm(out, { recursive: true, force: true });
+      }
+    });
   },
 );
+
+/** Every path under `dir` (directories and files), relative to it. */
+async function treeOf(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.map((e) => relative(dir, join(e.parentPath, e.name)));
+}
+
+/** The regular files under `dir`, relative to it. */
+async function filesOf(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
+}

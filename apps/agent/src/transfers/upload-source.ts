@@ -40,6 +40,15 @@ export async function uploadSource(req: IncomingMessage): Promise<AsyncIterable<
     );
     parser.once('close', () => reject(new BoardError(400, 'Multipart form invalid: no file in the form')));
   });
+  // pipe() does not pass on the end of a connection that dies half way: the parser would wait for the rest of the
+  // form forever, the transfer would stay Transferring and hold the one-transfer lock (the idle timer dies with the
+  // socket). A request closed before its end fails the parser, so the file stream, and with it the transfer, fails.
+  req.once('close', () => {
+    if (!req.complete) {
+      parser.destroy(new Error('the connection closed before the upload ended'));
+    }
+  });
+  parser.on('error', () => undefined); // reported through `field` or `fileBytes`, whichever is listening
   req.pipe(parser);
   const stream = await field;
   return fileBytes(stream, parser);
