@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BoardHttpError } from '@tpfleet/board-api/client';
 import { roleAllows, type Actor } from '../auth/roles.js';
+import { offers } from '../boards/board-capabilities.js';
 import { throwBoardCallFailure } from '../boards/board-call-failure.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { type Board, BoardsRepository } from '../boards/boards.repository.js';
@@ -19,7 +20,7 @@ import { RequestContext } from '../common/request-context.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobContext, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { formatRefusal, importRefusal, offers } from './board-config-access.js';
+import { formatRefusal, importRefusal } from './board-config-access.js';
 import { ConfigBackupRunner } from './config-backup.runner.js';
 import { configBackupJob, configRestoreJob } from './config-backups.jobs.js';
 import { toRestoreDto, toVersionDto } from './config-backups.mapper.js';
