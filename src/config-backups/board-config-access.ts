@@ -19,6 +19,13 @@ export function importRefusal(board: Board): ConfigRefusal | null {
   return detail ? { kind: ConflictError, detail } : null;
 }
 
+/** Why no configuration can be read from this board (its daemon has no GET /config), or null. */
+export function exportRefusal(board: Board): string | null {
+  return offers(board, 'getConfig')
+    ? null
+    : `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? ''}, which has no GET /config`;
+}
+
 /** Why this version cannot go to this board because of its format, or null. */
 export function formatRefusal(board: Board, formatVersion: number): ConfigRefusal | null {
   const readable = readableFormats(board);
