@@ -11,7 +11,6 @@ import { apiClient, waitFor } from '../test/boards/api.js';
 import { startRack } from '../test/boards/rack.js';
 import {
   installCalls,
-  mapLimit,
   pushSources,
   registerBoards,
   startFirmwareHost,
@@ -19,6 +18,7 @@ import {
   waitOnline,
   type Api,
 } from '../test/firmware/helpers.js';
+import { mapLimit } from '../src/common/concurrency.js';
 import { createTestDatabase } from '../test/support/database.js';
 import { fleetEnv, requireBenchServers, startFleetProcess, type FleetProcess } from '../test/support/fleet-process.js';
 import { runWithFleet } from './lib/fleet-setup.js';

@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { ClockRound, RoundClock } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { ThrottledLog } from '../logging/throttled-log.js';
 import { evaluateAlertsJob } from './alerts.jobs.js';
 import { NotifierService } from './notifier.service.js';
 import { jobId } from '../jobs/job-id.js';
@@ -19,17 +19,16 @@ const FLUSH_MS = 1000;
 
 /**
  * The alerts clock: only enqueues. Every instance may run it: evaluations are one job per time slot (job id
- * `alerts-evaluate-<slot>`, so N instances enqueue one job), and notification groups are claimed with
- * FOR UPDATE SKIP LOCKED (each group by one instance).
+ * `jobId('alerts-evaluate', intervalMs, slot)` from src/jobs/job-id.ts, so N instances enqueue one job), and
+ * notification groups are claimed with FOR UPDATE SKIP LOCKED (each group by one instance).
  */
 @Injectable()
-export class AlertsScheduler implements OnApplicationBootstrap {
+export class AlertsScheduler extends RoundClock implements OnApplicationBootstrap {
   private readonly logger = new Logger(AlertsScheduler.name);
-  private readonly tickFailures = new ThrottledLog(this.logger, 'alerts tick', 'warn');
-  private readonly flushFailures = new ThrottledLog(this.logger, 'notification flush', 'warn');
-  private flushing = false;
-  /** Tests and the bench stop the clock or shorten it (then call restart()). */
-  enabled = true;
+  private readonly evaluation = new ClockRound(this.logger, 'alerts tick', 'warn');
+  private readonly flushing = new ClockRound(this.logger, 'notification flush', 'warn');
+  /** `enabled` stops both; tests and the bench may also shorten intervalMs (then call restart()). */
+  protected readonly rounds = [this.evaluation, this.flushing];
   intervalMs: number;
 
   constructor(
@@ -38,6 +37,7 @@ export class AlertsScheduler implements OnApplicationBootstrap {
     private readonly clocks: Clocks,
     config: ConfigService,
   ) {
+    super();
     this.intervalMs = Math.min(Math.max(config.polling.intervalSeconds * 1000, MIN_EVALUATION_MS), MAX_EVALUATION_MS);
   }
 
@@ -52,37 +52,19 @@ export class AlertsScheduler implements OnApplicationBootstrap {
   }
 
   /** Enqueues the evaluation of the current slot (a no-op when another instance already did). */
-  async tick(): Promise<void> {
-    if (!this.enabled) {
-      return;
-    }
-    const slot = Math.floor(Date.now() / this.intervalMs);
-    try {
+  tick(): Promise<void> {
+    return this.evaluation.run(async () => {
+      const slot = Math.floor(Date.now() / this.intervalMs);
       await this.jobs.enqueue(
         evaluateAlertsJob,
         { slot, intervalMs: this.intervalMs },
         { jobId: jobId('alerts-evaluate', this.intervalMs, slot) },
       );
-      this.tickFailures.ok();
-    } catch (err) {
-      this.tickFailures.fail(err);
-    }
+    }, undefined);
   }
 
-  async flush(): Promise<number> {
-    if (!this.enabled || this.flushing) {
-      return 0;
-    }
-    this.flushing = true;
-    try {
-      const flushed = await this.notifier.flushDue();
-      this.flushFailures.ok();
-      return flushed;
-    } catch (err) {
-      this.flushFailures.fail(err);
-      return 0;
-    } finally {
-      this.flushing = false;
-    }
+  /** Sends the notification groups that are due; returns how many. */
+  flush(): Promise<number> {
+    return this.flushing.run(() => this.notifier.flushDue(), 0);
   }
 }

@@ -12,7 +12,7 @@ import { PermanentJobError, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { throwBoardCallFailure } from './board-call-failure.js';
-import { notCallableReason } from './board-capabilities.js';
+import { boardRefusal } from './board-capabilities.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { type Board, BoardsRepository } from './boards.repository.js';
 import { MAX_BULK_BOARDS, type NodeActionName, type TBulkNodeAction, type TNodeAction } from './node-actions.dto.js';
@@ -39,15 +39,7 @@ export function refusalReason(
   action: NodeActionName,
   offered: typeof capabilities = capabilities,
 ): string | null {
-  const notCallable = notCallableReason(board);
-  if (notCallable || !board.dialect) {
-    return notCallable;
-  }
-  const op = ACTION_OPERATION[action];
-  if (!offered(board.dialect, board.daemonVersion ?? undefined).has(op)) {
-    return `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? '(unknown version)'}, which does not offer ${op} (${action})`;
-  }
-  return null;
+  return boardRefusal(board, { needs: [ACTION_OPERATION[action]], label: action, gate: 'callable' }, offered);
 }
 
 /** Node actions take seconds on a board (a reset is off, 1 s, on): far longer than a poll may. */

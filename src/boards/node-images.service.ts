@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { capabilities, errorReason } from '@tpfleet/board-api/client';
+import { errorReason } from '@tpfleet/board-api/client';
 import { request } from 'undici';
 import type { Actor } from '../auth/roles.js';
-import { notCallableReason } from './board-capabilities.js';
+import { boardRefusal } from './board-capabilities.js';
 import { BoardClientsService } from './board-clients.service.js';
 import { type Board, BoardsRepository } from './boards.repository.js';
 import { TimelineRepository } from './timeline.repository.js';
@@ -31,16 +31,7 @@ const FETCH_HEADERS_TIMEOUT_MS = 30_000;
 
 /** Why this board cannot take an image now, or null. */
 export function imageRefusal(board: Board): string | null {
-  const notCallable = notCallableReason(board);
-  if (notCallable || !board.dialect) {
-    return notCallable;
-  }
-  const offered = capabilities(board.dialect, board.daemonVersion ?? undefined);
-  const missing = NEEDED.filter((op) => !offered.has(op));
-  if (missing.length > 0) {
-    return `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? '(unknown version)'}, which does not offer ${missing.join(', ')}`;
-  }
-  return null;
+  return boardRefusal(board, { needs: NEEDED, gate: 'callable' });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { ClockRound } from './clock-round.js';
+import { ClockRound, RoundClock } from './clock-round.js';
 
 describe('a clock round', () => {
   const logger = new Logger('test');
@@ -37,5 +37,19 @@ describe('a clock round', () => {
     ).toBe(-1);
     expect(errors).toEqual(['x failed: database away']);
     expect(await round.run(async () => 5, -1)).toBe(5);
+  });
+
+  it('stops and starts every round of a clock through its one enabled flag', async () => {
+    class TwoRounds extends RoundClock {
+      readonly a = new ClockRound(logger, 'a');
+      readonly b = new ClockRound(logger, 'b');
+      protected readonly rounds = [this.a, this.b];
+    }
+    const clock = new TwoRounds();
+    clock.enabled = false;
+    expect(clock.enabled).toBe(false);
+    expect([await clock.a.run(async () => 1, 0), await clock.b.run(async () => 1, 0)]).toEqual([0, 0]);
+    clock.enabled = true;
+    expect([await clock.a.run(async () => 1, 0), await clock.b.run(async () => 1, 0)]).toEqual([1, 1]);
   });
 });

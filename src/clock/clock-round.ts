@@ -34,3 +34,21 @@ export class ClockRound {
     }
   }
 }
+
+/**
+ * A clock whose ticks run through ClockRounds (`rounds`): `enabled` stops or starts them all at once, so tests and
+ * the bench stop a clock the same way whatever it is, and run its rounds themselves.
+ */
+export abstract class RoundClock {
+  protected abstract readonly rounds: readonly ClockRound[];
+
+  get enabled(): boolean {
+    return this.rounds.every((round) => round.enabled);
+  }
+
+  set enabled(on: boolean) {
+    for (const round of this.rounds) {
+      round.enabled = on;
+    }
+  }
+}

@@ -5,7 +5,7 @@ import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { TimelineService } from '../boards/timeline.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobContext, type JobPayload } from '../jobs/job-definition.js';
-import { offers } from './board-config-access.js';
+import { offers } from '../boards/board-capabilities.js';
 import { configBackupJob } from './config-backups.jobs.js';
 import { ConfigBackupsRepository, type VersionRow } from './config-backups.repository.js';
 import { contentHash, contentOf, diffContents, type FieldChange } from './config-document.js';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { ClockRound } from '../clock/clock-round.js';
+import { ClockRound, RoundClock } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { configBackupJob } from './config-backups.jobs.js';
@@ -17,22 +17,18 @@ const MAX_CLAIM_PER_TICK = 5000;
  * try-lock, so any number of instances may tick.
  */
 @Injectable()
-export class ConfigBackupsScheduler {
+export class ConfigBackupsScheduler extends RoundClock {
   private readonly logger = new Logger(ConfigBackupsScheduler.name);
   private readonly round = new ClockRound(this.logger, 'config backup tick');
-  /** Tests stop the clock and call tick() themselves. */
-  get enabled(): boolean {
-    return this.round.enabled;
-  }
-  set enabled(on: boolean) {
-    this.round.enabled = on;
-  }
+  protected readonly rounds = [this.round];
 
   constructor(
     private readonly repository: ConfigBackupsRepository,
     private readonly jobs: JobsService,
     private readonly clocks: Clocks,
-  ) {}
+  ) {
+    super();
+  }
 
   @Interval('config-backups', TICK_MS)
   async onClock(): Promise<void> {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BoardHttpError } from '@tpfleet/board-api/client';
 import { roleAllows, type Actor } from '../auth/roles.js';
+import { offers } from '../boards/board-capabilities.js';
 import { throwBoardCallFailure } from '../boards/board-call-failure.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { type Board, BoardsRepository } from '../boards/boards.repository.js';
@@ -19,7 +20,7 @@ import { RequestContext } from '../common/request-context.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { PermanentJobError, type JobContext, type JobPayload } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { formatRefusal, importRefusal, offers } from './board-config-access.js';
+import { exportRefusal, formatRefusal, importRefusal } from './board-config-access.js';
 import { ConfigBackupRunner } from './config-backup.runner.js';
 import { configBackupJob, configRestoreJob } from './config-backups.jobs.js';
 import { toRestoreDto, toVersionDto } from './config-backups.mapper.js';
@@ -75,13 +76,9 @@ export class ConfigBackupsService {
         board_id: board.id,
       });
     }
-    if (!offers(board, 'getConfig')) {
-      throw new ConflictError(
-        `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? ''}, which has no GET /config`,
-        {
-          board_id: board.id,
-        },
-      );
+    const unreadable = exportRefusal(board);
+    if (unreadable) {
+      throw new ConflictError(unreadable, { board_id: board.id });
     }
     const id = jobId('config-backup', board.id, 'manual', RequestContext.requestId() ?? Date.now());
     await this.jobs.enqueue(configBackupJob, { boardId: board.id, reason: 'on_demand' }, { jobId: id });
@@ -166,10 +163,9 @@ export class ConfigBackupsService {
 
   /** The board's config now (GET /config); a board that cannot answer is a 502 naming why. */
   async live(board: Board): Promise<Record<string, unknown>> {
-    if (!offers(board, 'getConfig')) {
-      throw new ConflictError(
-        `board ${board.name} runs the ${board.dialect} daemon ${board.daemonVersion ?? ''}, which has no GET /config`,
-      );
+    const unreadable = exportRefusal(board);
+    if (unreadable) {
+      throw new ConflictError(unreadable);
     }
     try {
       return (await this.clients.client(board).getConfig()) as Record<string, unknown>;

@@ -19,11 +19,7 @@ import { DISPATCH_LEASE_MS, MAX_ROLLOUT_BOARDS } from './firmware.settings.js';
 import { InstallsRepository } from './installs.repository.js';
 import { installView } from './rollouts.service.js';
 import { jobId } from '../jobs/job-id.js';
-import {
-  FIRMWARE_INSTALL_OPERATIONS,
-  SOURCES_PUSH_OPERATIONS,
-  unsupportedReason,
-} from '../boards/board-capabilities.js';
+import { FIRMWARE_INSTALL_OPERATIONS, SOURCES_PUSH_OPERATIONS, boardRefusal } from '../boards/board-capabilities.js';
 import { mapLimit } from '../common/concurrency.js';
 
 /** Boards asked at once when building the fleet catalogue (each answer comes from the board's own cache). */
@@ -154,7 +150,7 @@ export class FleetFirmwareService {
     // Boards whose daemon cannot take the sources are listed as skipped with the reason and never get a job.
     const selected = (await this.selectBoards(input.selector)).map((b) => ({
       board: b,
-      skipped: unsupportedReason(b, SOURCES_PUSH_OPERATIONS, 'take firmware sources'),
+      skipped: boardRefusal(b, { needs: SOURCES_PUSH_OPERATIONS, what: 'take firmware sources' }),
     }));
     const boards = selected.filter((s) => !s.skipped).map((s) => s.board);
     if (input.dry_run) {
@@ -219,7 +215,7 @@ export class FleetFirmwareService {
       return { status: 'failed' };
     }
     // Not reached when the push was planned: judged now that its daemon is known.
-    const unsupported = unsupportedReason(board, SOURCES_PUSH_OPERATIONS, 'take firmware sources');
+    const unsupported = boardRefusal(board, { needs: SOURCES_PUSH_OPERATIONS, what: 'take firmware sources' });
     if (unsupported) {
       await finish('skipped', unsupported);
       return { status: 'skipped' };
@@ -254,7 +250,7 @@ export class FleetFirmwareService {
     if (board.decommissionedAt) {
       throw new ConflictError(`board ${board.name} is decommissioned`, { board_id: boardId });
     }
-    const unsupported = unsupportedReason(board, FIRMWARE_INSTALL_OPERATIONS, 'install firmware');
+    const unsupported = boardRefusal(board, { needs: FIRMWARE_INSTALL_OPERATIONS, what: 'install firmware' });
     if (unsupported) {
       throw new ConflictError(unsupported, { board_id: boardId });
     }

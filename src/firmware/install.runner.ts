@@ -7,7 +7,7 @@ import { BoardClientError, BoardHttpError, errorReason, type BoardClient } from 
 import { sameVersion } from '@tpfleet/board-api/version';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { factsOf, type BoardFacts } from '../boards/board-facts.js';
-import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
+import { FIRMWARE_INSTALL_OPERATIONS, boardRefusal } from '../boards/board-capabilities.js';
 import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import { BoardsService } from '../boards/boards.service.js';
 import { TimelineService } from '../boards/timeline.service.js';
@@ -174,7 +174,7 @@ export class InstallRunner {
     if (fresh) {
       // A board not yet reached when the rollout was planned is judged now: a daemon without the operations would
       // otherwise wait out the board timeout on a GET /firmware/slots that can never answer.
-      const unsupported = unsupportedReason(board, FIRMWARE_INSTALL_OPERATIONS, 'install firmware');
+      const unsupported = boardRefusal(board, { needs: FIRMWARE_INSTALL_OPERATIONS, what: 'install firmware' });
       if (unsupported) {
         return this.end(row, owner, 'skipped', unsupported);
       }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { BoardsRepository } from '../boards/boards.repository.js';
-import { ClockRound } from '../clock/clock-round.js';
+import { ClockRound, RoundClock } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { AlertsPort } from './alerts-port.js';
@@ -35,9 +35,10 @@ const isThermal = (a: { rule: string; sensor?: string | null }) => Boolean(a.sen
  * lapsed leases).
  */
 @Injectable()
-export class RolloutDriver {
+export class RolloutDriver extends RoundClock {
   private readonly logger = new Logger(RolloutDriver.name);
   private readonly round = new ClockRound(this.logger, 'rollout clock', 'warn');
+  protected readonly rounds = [this.round];
 
   constructor(
     private readonly rollouts: RolloutsRepository,
@@ -47,7 +48,9 @@ export class RolloutDriver {
     private readonly alerts: AlertsPort,
     private readonly jobs: JobsService,
     private readonly clocks: Clocks,
-  ) {}
+  ) {
+    super();
+  }
 
   @Interval('rollout-driver', DRIVER_TICK_MS)
   onClock(): Promise<void> {

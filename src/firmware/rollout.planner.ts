@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sameVersion } from '@tpfleet/board-api/version';
 import { parseLabelSelector } from '../common/label-selector.js';
 import { InvalidInputError } from '../common/errors.js';
-import { FIRMWARE_INSTALL_OPERATIONS, unsupportedReason } from '../boards/board-capabilities.js';
+import { FIRMWARE_INSTALL_OPERATIONS, boardRefusal } from '../boards/board-capabilities.js';
 import { type Board, BoardsRepository } from '../boards/boards.repository.js';
 import type { TPolicy, TSelector } from './firmware.dto.js';
 import { MAX_ROLLOUT_BOARDS } from './firmware.settings.js';
@@ -92,7 +92,9 @@ export class RolloutPlanner {
         b.state === 'unreachable' || b.state === 'credentials_invalid' || b.state === 'banned'
           ? `the board is ${b.state} now; it will not be started unless that changes`
           : null;
-      const unsupported = onTarget ? null : unsupportedReason(b, FIRMWARE_INSTALL_OPERATIONS, 'install firmware');
+      const unsupported = onTarget
+        ? null
+        : boardRefusal(b, { needs: FIRMWARE_INSTALL_OPERATIONS, what: 'install firmware' });
       return {
         board_id: b.id,
         name: b.name,

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { ClockRound } from '../clock/clock-round.js';
+import { ClockRound, RoundClock } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import type { JobInput } from '../jobs/job-definition.js';
@@ -26,24 +26,20 @@ import { jobId } from '../jobs/job-id.js';
  * and deterministic job ids stay in BullMQ after completion, which would need per-tick ids and cleanup.
  */
 @Injectable()
-export class PollingScheduler implements OnApplicationBootstrap {
+export class PollingScheduler extends RoundClock implements OnApplicationBootstrap {
   private readonly logger = new Logger(PollingScheduler.name);
   private readonly round = new ClockRound(this.logger, 'polling tick');
   private nextCompactionAt = Infinity;
-  /** Set by tests and the bench to stop the clock; the API still works. */
-  get enabled(): boolean {
-    return this.round.enabled;
-  }
-  set enabled(on: boolean) {
-    this.round.enabled = on;
-  }
+  protected readonly rounds = [this.round];
 
   constructor(
     private readonly config: ConfigService,
     private readonly repository: PollingRepository,
     private readonly jobs: JobsService,
     private readonly clocks: Clocks,
-  ) {}
+  ) {
+    super();
+  }
 
   onApplicationBootstrap(): void {
     // A quarter of the interval (at most a second): a due board waits at most that long to be claimed.

@@ -112,17 +112,3 @@ export async function installCalls(rack: RackProcess, i: number): Promise<number
   const { body } = await rack.control('GET', `/rack/boards/${i}/calls`);
   return (body.calls?.postFirmwareInstall as number | undefined) ?? 0;
 }
-
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const k = next++;
-        out[k] = await fn(items[k]!);
-      }
-    }),
-  );
-  return out;
-}

@@ -13,7 +13,6 @@ import { requireRedis } from '../support/redis.js';
 import {
   boardSlots,
   installCalls,
-  mapLimit,
   pushSources,
   registerBoards,
   startFirmwareHost,
@@ -21,6 +20,7 @@ import {
   waitOnline,
   type Api,
 } from './helpers.js';
+import { mapLimit } from '../../src/common/concurrency.js';
 
 const redis = requireRedis();
 const BOARDS = 100;

@@ -13,7 +13,6 @@ import {
   boardSlots,
   FROM,
   installCalls,
-  mapLimit,
   pushSources,
   registerBoards,
   startFirmwareHost,
@@ -21,6 +20,7 @@ import {
   waitOnline,
   type Api,
 } from './helpers.js';
+import { mapLimit } from '../../src/common/concurrency.js';
 
 const redis = requireRedis();
 const MAIN = 100; // boards 1..100: the wave rollout
