@@ -10,6 +10,43 @@ export type { Board } from '../generated/prisma/client.js';
 export type { BoardState } from '../generated/prisma/enums.js';
 
 export type BoardRow = Board;
+
+/**
+ * The columns a board's API shape shows (`toBoardDto`): lists read only these, not the sealed credentials or the
+ * poller's bookkeeping (a page of 100 boards is decoded on every console refresh).
+ */
+const SHOWN_COLUMNS = [
+  'id',
+  'name',
+  'baseUrl',
+  'labels',
+  'rack',
+  'slot',
+  'notes',
+  'credentialKind',
+  'credentialKeyId',
+  'tlsFingerprint',
+  'pollIntervalSeconds',
+  'dialect',
+  'model',
+  'serial',
+  'daemonVersion',
+  'firmwareVersion',
+  'capabilities',
+  'state',
+  'stateSince',
+  'stateReason',
+  'consecutiveFailures',
+  'lastPolledAt',
+  'lastSuccessAt',
+  'nextPollAt',
+  'bannedUntil',
+  'decommissionedAt',
+  'createdAt',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof Board>;
+export type ShownBoard = Pick<Board, (typeof SHOWN_COLUMNS)[number]>;
+const SHOWN_SQL = Prisma.raw(SHOWN_COLUMNS.map((c) => `"${c}"`).join(', '));
 export type BoardWithReading = Board & { reading: BoardReading | null };
 
 export interface NewBoard {
@@ -224,7 +261,7 @@ export class BoardsRepository {
     sort: { field: BoardSortField; descending: boolean },
     after: CursorPosition | undefined,
     take: number,
-  ): Promise<Board[]> {
+  ): Promise<ShownBoard[]> {
     const column = SORT_COLUMNS[sort.field];
     const dir = sort.descending ? Prisma.sql`DESC` : Prisma.sql`ASC`;
     const where = whereSql(filter);
@@ -237,8 +274,8 @@ export class BoardsRepository {
           : Prisma.sql`${String(after.sort)}`;
       keyset = Prisma.sql`${where === Prisma.empty ? Prisma.sql`WHERE` : Prisma.sql`AND`} (${column}, "id"::text) ${cmp} (${value}, ${after.id})`;
     }
-    return this.prisma.$queryRaw<Board[]>`
-      SELECT * FROM "Board" ${where} ${keyset}
+    return this.prisma.$queryRaw<ShownBoard[]>`
+      SELECT ${SHOWN_SQL} FROM "Board" ${where} ${keyset}
       ORDER BY ${column} ${dir}, "id"::text ${dir}
       LIMIT ${take}`;
   }

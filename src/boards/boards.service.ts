@@ -25,6 +25,7 @@ import {
   type BoardSortField,
   BoardsRepository,
   type NewBoard,
+  type ShownBoard,
 } from './boards.repository.js';
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
@@ -140,7 +141,7 @@ export class BoardsService implements OnApplicationBootstrap {
     );
     const items = rows.slice(0, query.limit);
     const last = items.at(-1);
-    const sortValue = (b: Board): string =>
+    const sortValue = (b: ShownBoard): string =>
       field === 'name'
         ? b.name
         : field === 'state'
