@@ -6,7 +6,33 @@ import { MEDIUM_POLL_EVERY } from './polling.settings.js';
 /** Scheduler lock id: pg_try_advisory_xact_lock(hashtext('tpfleet:poll-scheduler')). */
 const SCHEDULER_LOCK = 'tpfleet:poll-scheduler';
 
-export type PollTarget = Board & { lastUptimeSeconds: number | null };
+/**
+ * What a poll reads of a board: how to reach it (address, sealed credentials, pin, dialect), its reachability and
+ * its schedule. Not its labels, notes or capabilities (a JSON array of some 50 operation ids): every poll loads its
+ * board, so each column here is decoded about interval ÷ boards times a second.
+ */
+const POLL_COLUMNS = [
+  'id',
+  'name',
+  'baseUrl',
+  'credentialKind',
+  'credentialSealed',
+  'credentialVersion',
+  'tlsFingerprint',
+  'dialect',
+  'daemonVersion',
+  'firmwareVersion',
+  'state',
+  'bannedUntil',
+  'consecutiveFailures',
+  'lastPolledAt',
+  'aboutDue',
+  'pollIntervalSeconds',
+  'decommissionedAt',
+] as const satisfies ReadonlyArray<keyof Board>;
+const POLL_SQL = Prisma.raw(POLL_COLUMNS.map((c) => `b."${c}"`).join(', '));
+
+export type PollTarget = Pick<Board, (typeof POLL_COLUMNS)[number]> & { lastUptimeSeconds: number | null };
 
 /** A board the scheduler claimed: its lease, its lane and which cadences are due. */
 export interface ClaimedBoard {
@@ -192,7 +218,7 @@ export class PollingRepository {
       return [];
     }
     return this.prisma.$queryRaw<PollTarget[]>`
-      SELECT b.*, r."uptimeSeconds" AS "lastUptimeSeconds"
+      SELECT ${POLL_SQL}, r."uptimeSeconds" AS "lastUptimeSeconds"
       FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
       WHERE b."id" = ANY(${ids}::uuid[])`;
   }
