@@ -26,6 +26,8 @@ export interface FleetProcess {
   errorLines(): string[];
   /** Peak resident set size so far (VmHWM), in bytes. */
   peakRssBytes(): number;
+  /** Resident set size now (VmRSS), in bytes. */
+  rssBytes(): number;
   /** SIGTERM, then SIGKILL if still running after 15 s; resolves on exit. */
   stop(): Promise<FleetExit>;
 }
@@ -70,9 +72,10 @@ export function machineCpuSeconds(): { busy: number; total: number } {
   return { busy: (total - idle) / CLOCK_TICKS, total: total / CLOCK_TICKS };
 }
 
-function peakRssOf(pid: number): number {
+/** A size line of /proc/<pid>/status (VmHWM: the peak resident set, VmRSS: the resident set now), in bytes. */
+function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1];
   return Number(kb ?? 0) * 1024;
 }
 
@@ -171,7 +174,8 @@ export async function startFleetProcess(
     url,
     pid,
     cpuSeconds: () => cpuSecondsOf(pid),
-    peakRssBytes: () => peakRssOf(pid),
+    peakRssBytes: () => statusBytes(pid, 'VmHWM'),
+    rssBytes: () => statusBytes(pid, 'VmRSS'),
     output: () => out,
     errorLines: () => [...errors],
     async stop() {
