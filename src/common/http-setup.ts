@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { parserRefusal, routerRefusal } from './framework-refusals.js';
+import { methodRefusal, parserRefusal, RouteMethods, routerRefusal } from './framework-refusals.js';
 import { createValidationPipe } from './validation.pipe.js';
 import { ProblemException } from './problem.js';
 import { ProblemFilter } from './problem.filter.js';
@@ -42,6 +42,9 @@ export function configureHttpApp(app: INestApplication): void {
   fastifyApp.useGlobalPipes(createValidationPipe());
   fastifyApp.useGlobalInterceptors(new RequestContextInterceptor());
   const fastify = fastifyApp.getHttpAdapter().getInstance();
+  // Before Nest registers its routes (at init, in listen()): every route from now on is known to the 405 refusal.
+  const routes = new RouteMethods();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // Raw bodies (node OS images, GBs) are left unread for the handler to stream (src/boards/node-images.controller.ts):
   // Fastify's bodyLimit applies to the bodies it reads itself, not to this stream.
   fastify.addContentTypeParser('application/octet-stream', (_request, _payload, done) => done(null, undefined));
@@ -66,4 +69,6 @@ export function configureHttpApp(app: INestApplication): void {
         .send(new ProblemException(503, 'the fleet manager is shutting down; retry on another instance').problem);
     }
   });
+  // A known path under a method it does not have: 405 with Allow (src/common/framework-refusals.ts), not a 404.
+  fastify.addHook('onRequest', async (request, reply) => methodRefusal(routes, request, reply));
 }

@@ -57,10 +57,40 @@ describe('framework refusals as problem+json', () => {
     expectProblem(await api('GET', '/api/v1/no-such-thing'), 404, /GET \/api\/v1\/no-such-thing/);
   });
 
-  it('405 or 404 for a method the path does not have, still a problem', async () => {
-    const res = await api('PUT', '/api/v1/boards');
-    expect([404, 405]).toContain(res.status);
-    expectProblem(res, res.status, /PUT \/api\/v1\/boards/);
+  it('405 for a method the path does not have: the methods it has in the detail and in Allow, before authentication', async () => {
+    const cases: Array<[method: 'DELETE' | 'PUT' | 'POST', path: string, allow: string]> = [
+      ['DELETE', '/api/v1/boards', 'GET, HEAD, POST'],
+      ['PUT', '/api/v1/boards', 'GET, HEAD, POST'],
+      ['PUT', '/api/v1/tokens', 'GET, HEAD, POST'],
+      ['PUT', '/api/v1/tokens/00000000-0000-4000-8000-000000000000', 'DELETE'],
+      ['POST', '/api/v1/boards/00000000-0000-4000-8000-000000000000?x=1', 'DELETE, GET, HEAD, PATCH'],
+    ];
+    for (const [method, path, allow] of cases) {
+      for (const token of [undefined, null]) {
+        const res = await api(method, path, undefined, { token });
+        expectProblem(res, 405, new RegExp(`${method} ${path.split('?')[0]}.*${allow}`));
+        expect(res.headers['allow']).toBe(allow);
+      }
+    }
+    // A path no route has stays 404, with or without a token.
+    expectProblem(await api('DELETE', '/api/v1/no-such-thing', undefined, { token: null }), 404, /no-such-thing/);
+  });
+
+  it('405 on every path of the OpenAPI document, for a method the document does not list there', async () => {
+    const doc = await api('GET', '/api/openapi.json');
+    expect(doc.status).toBe(200);
+    const paths = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>);
+    expect(paths.length).toBeGreaterThan(50);
+    for (const [template, operations] of paths) {
+      const listed = Object.keys(operations).map((m) => m.toUpperCase());
+      const method = (['PUT', 'PATCH', 'DELETE', 'POST'] as const).find((m) => !listed.includes(m))!;
+      const path = template.replace(/\{[^}]+\}/g, 'x1');
+      const res = await api(method, path);
+      expect({ path: template, method, status: res.status }).toEqual({ path: template, method, status: 405 });
+      const allow = String(res.headers['allow']).split(', ');
+      expect(allow).toEqual(expect.arrayContaining(listed));
+      expect(allow).not.toContain(method);
+    }
   });
 
   it('400: a body that is not JSON', async () => {
