@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AppConfig } from '../config/config.service.js';
 import { methodRefusal, parserRefusal, RouteMethods, routerRefusal } from './framework-refusals.js';
 import { createValidationPipe } from './validation.pipe.js';
 import { ProblemException } from './problem.js';
@@ -11,10 +12,21 @@ import { RequestContextInterceptor } from './request-context.interceptor.js';
 /** Bodies larger than this are refused with 413 before any handler runs (bulk registration is the largest). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
+/** Node checks request deadlines on a clock of its own, every 30 s by default; never less often than this. */
+const MAX_DEADLINE_CHECK_MS = 30_000;
+
 /** The Fastify adapter every entry point (main, tests, demo) uses: request ids from X-Request-Id. */
-export function createFastifyAdapter(): FastifyAdapter {
+export function createFastifyAdapter(http: Pick<AppConfig['http'], 'headersTimeoutMs'>): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: MAX_BODY_BYTES,
+    // Headers not finished in time: Node fails the connection with ERR_HTTP_REQUEST_TIMEOUT, which parserRefusal
+    // answers with 408. Node only looks every connectionsCheckingInterval, so that is a quarter of the timeout: the
+    // refusal comes at most 25 % late. No deadline on the whole request (Fastify's requestTimeout stays 0): node image
+    // uploads stream gigabytes for as long as they take (src/boards/node-images.controller.ts).
+    http: {
+      headersTimeout: http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(MAX_DEADLINE_CHECK_MS, Math.ceil(http.headersTimeoutMs / 4)),
+    },
     frameworkErrors: routerRefusal,
     clientErrorHandler: parserRefusal,
     // Kept on the raw request too: the request logger (src/logging/logging.module.ts) sees only the raw request.

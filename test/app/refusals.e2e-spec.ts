@@ -6,14 +6,19 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { apiClient } from '../boards/api.js';
 
 /**
- * Sends raw bytes and returns status, content type and body (for what an HTTP client library would not send). Waits
+ * Sends raw bytes and returns status, content type and body (for what an HTTP client library would not send), then
+ * ends its side unless `end: false` (a client that stalls: the connection stays open until the server closes it). Waits
  * for the connection to close, and fails if it was reset at any point (even after the answer was read): a client
  * that sees a reset may drop the answer.
  */
-async function raw(baseUrl: string, text: string): Promise<{ status: number; type: string; body: any }> {
+async function raw(
+  baseUrl: string,
+  text: string,
+  { end = true }: { end?: boolean } = {},
+): Promise<{ status: number; type: string; body: any }> {
   const { hostname, port } = new URL(baseUrl);
   const answer = await new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(text));
+    const socket = connect(Number(port), hostname, () => (end ? socket.end(text) : socket.write(text)));
     let out = '';
     let failure: Error | undefined;
     socket.on('data', (d: Buffer) => (out += d.toString()));
@@ -146,4 +151,27 @@ describe('framework refusals as problem+json', () => {
     expect((await api('GET', '/api/v1/alert-receivers')).body.items).toEqual([]);
     expect((await api('GET', '/api/v1/config-templates')).body.items).toEqual([]);
   });
+});
+
+describe('a request whose headers do not arrive in time', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { HTTP_HEADERS_TIMEOUT_SECONDS: '1' } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('408 problem+json to a client that stops in the middle of its headers, then a clean close', async () => {
+    // No blank line: the headers never end, and the client keeps the connection open until the server gives up.
+    const res = await raw(app.baseUrl, 'GET /api/v1/boards HTTP/1.1\r\nhost: x\r\nx-slow: ', { end: false });
+    expect({ status: res.status, type: res.type }).toEqual({
+      status: 408,
+      type: expect.stringContaining('application/problem+json'),
+    });
+    expect(res.body).toMatchObject({ type: 'about:blank', status: 408, title: 'Request Timeout' });
+    expect(res.body.detail).toMatch(/not received in time/);
+  }, 15_000);
 });
