@@ -46,9 +46,13 @@ async function bootstrap(): Promise<void> {
   }
 
   const { AppModule } = await import('./app.module.js');
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    createFastifyAdapter(config.http),
+    {
+      bufferLogs: true,
+    },
+  );
   app.useLogger(app.get(AppLogger));
   startup.forEach((line) => logger.log(line));
   configureHttpApp(app);

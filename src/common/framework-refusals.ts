@@ -1,8 +1,10 @@
 // Refusals made before Nest sees the request, in the same RFC 9457 shape as every other refusal: Fastify's router
-// (a path it cannot decode, a parameter over its length limit) and Node's HTTP parser (headers too large, a request
-// too slow, bytes that are not HTTP). Fastify's defaults answered these as `application/json {"statusCode":…}`.
+// (a path it cannot decode, a parameter over its length limit, a method the path does not have) and Node's HTTP
+// parser (headers too large, a request too slow, bytes that are not HTTP). Fastify's defaults answered these as
+// `application/json {"statusCode":…}`, and a known path under a method it lacks as a 404.
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import Router from 'find-my-way';
 import { ProblemException } from './problem.js';
 
 /** Fastify's default (find-my-way's) limit on one path parameter. */
@@ -16,6 +18,53 @@ export function routerRefusal(error: Error & { code?: string }, _request: Fastif
         ? new ProblemException(400, 'the path is not a valid URL (a bad percent-encoding?)')
         : new ProblemException(500, 'the request could not be routed');
   void reply.code(problem.problem.status).type('application/problem+json; charset=utf-8').send(problem.problem);
+}
+
+/**
+ * The methods each path is routed under. Fed by Fastify's `onRoute` hook with every route registered (Nest's, the
+ * HEAD that Fastify adds to each GET, any other), into a router of the kind Fastify routes with (find-my-way) and with
+ * its options, so a path matches here exactly when it matches there.
+ */
+export class RouteMethods {
+  private readonly router = Router({ maxParamLength: MAX_PARAM_LENGTH });
+  private readonly methods = new Set<Router.HTTPMethod>();
+
+  add(method: string | string[], url: string): void {
+    for (const m of [method].flat() as Router.HTTPMethod[]) {
+      this.methods.add(m);
+      this.router.on(m, url, () => undefined);
+    }
+  }
+
+  /** The methods some route takes this URL under, in order (none: no route has the path). */
+  allowedFor(url: string): string[] {
+    return [...this.methods].filter((m) => this.router.find(m, url) !== null).sort();
+  }
+}
+
+/**
+ * A request no route took (Fastify's 404 handler is about to run): when the path is routed under other methods, 405
+ * with `Allow`; otherwise nothing, and the 404 goes on. An `onRequest` hook, so it answers before the guard: the
+ * methods of a path are the same on every installation and listed in the OpenAPI document (docs/security.md).
+ */
+export async function methodRefusal(routes: RouteMethods, request: FastifyRequest, reply: FastifyReply) {
+  if (!request.is404 || reply.sent) {
+    return;
+  }
+  const allowed = routes.allowedFor(request.url);
+  if (allowed.length === 0) {
+    return;
+  }
+  const path = request.url.split('?', 1)[0];
+  const problem = new ProblemException(
+    405,
+    `${request.method} ${path} is not an operation of this API; this path allows ${allowed.join(', ')}`,
+  );
+  return reply
+    .code(405)
+    .header('allow', allowed.join(', '))
+    .type('application/problem+json; charset=utf-8')
+    .send(problem.problem);
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { parserRefusal, routerRefusal } from './framework-refusals.js';
+import type { AppConfig } from '../config/config.service.js';
+import { methodRefusal, parserRefusal, RouteMethods, routerRefusal } from './framework-refusals.js';
 import { createValidationPipe } from './validation.pipe.js';
 import { ProblemException } from './problem.js';
 import { ProblemFilter } from './problem.filter.js';
@@ -11,10 +12,21 @@ import { RequestContextInterceptor } from './request-context.interceptor.js';
 /** Bodies larger than this are refused with 413 before any handler runs (bulk registration is the largest). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
+/** Node checks request deadlines on a clock of its own, every 30 s by default; never less often than this. */
+const MAX_DEADLINE_CHECK_MS = 30_000;
+
 /** The Fastify adapter every entry point (main, tests, demo) uses: request ids from X-Request-Id. */
-export function createFastifyAdapter(): FastifyAdapter {
+export function createFastifyAdapter(http: Pick<AppConfig['http'], 'headersTimeoutMs'>): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: MAX_BODY_BYTES,
+    // Headers not finished in time: Node fails the connection with ERR_HTTP_REQUEST_TIMEOUT, which parserRefusal
+    // answers with 408. Node only looks every connectionsCheckingInterval, so that is a quarter of the timeout: the
+    // refusal comes at most 25 % late. No deadline on the whole request (Fastify's requestTimeout stays 0): node image
+    // uploads stream gigabytes for as long as they take (src/boards/node-images.controller.ts).
+    http: {
+      headersTimeout: http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(MAX_DEADLINE_CHECK_MS, Math.ceil(http.headersTimeoutMs / 4)),
+    },
     frameworkErrors: routerRefusal,
     clientErrorHandler: parserRefusal,
     // Kept on the raw request too: the request logger (src/logging/logging.module.ts) sees only the raw request.
@@ -42,6 +54,9 @@ export function configureHttpApp(app: INestApplication): void {
   fastifyApp.useGlobalPipes(createValidationPipe());
   fastifyApp.useGlobalInterceptors(new RequestContextInterceptor());
   const fastify = fastifyApp.getHttpAdapter().getInstance();
+  // Before Nest registers its routes (at init, in listen()): every route from now on is known to the 405 refusal.
+  const routes = new RouteMethods();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // Raw bodies (node OS images, GBs) are left unread for the handler to stream (src/boards/node-images.controller.ts):
   // Fastify's bodyLimit applies to the bodies it reads itself, not to this stream.
   fastify.addContentTypeParser('application/octet-stream', (_request, _payload, done) => done(null, undefined));
@@ -66,4 +81,6 @@ export function configureHttpApp(app: INestApplication): void {
         .send(new ProblemException(503, 'the fleet manager is shutting down; retry on another instance').problem);
     }
   });
+  // A known path under a method it does not have: 405 with Allow (src/common/framework-refusals.ts), not a 404.
+  fastify.addHook('onRequest', async (request, reply) => methodRefusal(routes, request, reply));
 }

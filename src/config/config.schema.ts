@@ -93,6 +93,10 @@ export const envSchema = z.object({
     .describe('Key prefix of the queues in Redis (lets several deployments or test files share one Redis).'),
   HOST: z.string().min(1).default('127.0.0.1').describe('Address the HTTP API listens on (0.0.0.0 in containers).'),
   PORT: int(3000, 0, 65535).describe('HTTP port of the API (0 picks a free port).'),
+  HTTP_HEADERS_TIMEOUT_SECONDS: int(60, 1, 300).describe(
+    "Seconds a client has to send a request's headers once it started it; a slower one is answered 408 and its " +
+      'connection closed (checked every quarter of this).',
+  ),
   ROLE: z
     .enum(['api', 'worker', 'all'], { error: 'expected api, worker or all' })
     .default('all')

@@ -25,7 +25,7 @@ describe('configuration', () => {
     expect(c.database).toMatchObject({ url: null, embedded: true, autoMigrate: true });
     expect(c.database.embeddedDir).toMatch(/\.data\/pglite$/);
     expect(c.redis).toEqual({ url: null, prefix: 'tpfleet' });
-    expect(c.http).toEqual({ host: '127.0.0.1', port: 3000 });
+    expect(c.http).toEqual({ host: '127.0.0.1', port: 3000, headersTimeoutMs: 60_000 });
     expect(c.polling).toEqual({
       intervalSeconds: 15,
       slowIntervalSeconds: 3600,

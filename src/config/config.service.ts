@@ -20,7 +20,12 @@ export interface AppConfig {
   };
   /** `url: null` → the queues live in PostgreSQL (BullMQ's PostgreSQL backend). */
   redis: { url: string | null; prefix: string };
-  http: { host: string; port: number };
+  http: {
+    host: string;
+    port: number;
+    /** How long a client may take over a request's headers (Node's `headersTimeout`); then 408. */
+    headersTimeoutMs: number;
+  };
   security: { bootstrapAdminToken: string; secretKey: Buffer; previousKeys: Buffer[] };
   /** Networks receivers and scans may reach although denied by default (src/common/outbound-policy.ts). */
   outbound: { allowedNetworks: string[] };
@@ -90,7 +95,7 @@ export function parseConfig(env: EnvSource): AppConfig {
   return {
     database: databaseGroup(e),
     redis: { url: e.REDIS_URL ?? null, prefix: e.QUEUE_PREFIX },
-    http: { host: e.HOST, port: e.PORT },
+    http: { host: e.HOST, port: e.PORT, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000 },
     security: {
       bootstrapAdminToken: e.BOOTSTRAP_ADMIN_TOKEN,
       secretKey: decodeKey(e.SECRET_KEY) as Buffer,

@@ -6,14 +6,19 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { apiClient } from '../boards/api.js';
 
 /**
- * Sends raw bytes and returns status, content type and body (for what an HTTP client library would not send). Waits
+ * Sends raw bytes and returns status, content type and body (for what an HTTP client library would not send), then
+ * ends its side unless `end: false` (a client that stalls: the connection stays open until the server closes it). Waits
  * for the connection to close, and fails if it was reset at any point (even after the answer was read): a client
  * that sees a reset may drop the answer.
  */
-async function raw(baseUrl: string, text: string): Promise<{ status: number; type: string; body: any }> {
+async function raw(
+  baseUrl: string,
+  text: string,
+  { end = true }: { end?: boolean } = {},
+): Promise<{ status: number; type: string; body: any }> {
   const { hostname, port } = new URL(baseUrl);
   const answer = await new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(text));
+    const socket = connect(Number(port), hostname, () => (end ? socket.end(text) : socket.write(text)));
     let out = '';
     let failure: Error | undefined;
     socket.on('data', (d: Buffer) => (out += d.toString()));
@@ -57,10 +62,40 @@ describe('framework refusals as problem+json', () => {
     expectProblem(await api('GET', '/api/v1/no-such-thing'), 404, /GET \/api\/v1\/no-such-thing/);
   });
 
-  it('405 or 404 for a method the path does not have, still a problem', async () => {
-    const res = await api('PUT', '/api/v1/boards');
-    expect([404, 405]).toContain(res.status);
-    expectProblem(res, res.status, /PUT \/api\/v1\/boards/);
+  it('405 for a method the path does not have: the methods it has in the detail and in Allow, before authentication', async () => {
+    const cases: Array<[method: 'DELETE' | 'PUT' | 'POST', path: string, allow: string]> = [
+      ['DELETE', '/api/v1/boards', 'GET, HEAD, POST'],
+      ['PUT', '/api/v1/boards', 'GET, HEAD, POST'],
+      ['PUT', '/api/v1/tokens', 'GET, HEAD, POST'],
+      ['PUT', '/api/v1/tokens/00000000-0000-4000-8000-000000000000', 'DELETE'],
+      ['POST', '/api/v1/boards/00000000-0000-4000-8000-000000000000?x=1', 'DELETE, GET, HEAD, PATCH'],
+    ];
+    for (const [method, path, allow] of cases) {
+      for (const token of [undefined, null]) {
+        const res = await api(method, path, undefined, { token });
+        expectProblem(res, 405, new RegExp(`${method} ${path.split('?')[0]}.*${allow}`));
+        expect(res.headers['allow']).toBe(allow);
+      }
+    }
+    // A path no route has stays 404, with or without a token.
+    expectProblem(await api('DELETE', '/api/v1/no-such-thing', undefined, { token: null }), 404, /no-such-thing/);
+  });
+
+  it('405 on every path of the OpenAPI document, for a method the document does not list there', async () => {
+    const doc = await api('GET', '/api/openapi.json');
+    expect(doc.status).toBe(200);
+    const paths = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>);
+    expect(paths.length).toBeGreaterThan(50);
+    for (const [template, operations] of paths) {
+      const listed = Object.keys(operations).map((m) => m.toUpperCase());
+      const method = (['PUT', 'PATCH', 'DELETE', 'POST'] as const).find((m) => !listed.includes(m))!;
+      const path = template.replace(/\{[^}]+\}/g, 'x1');
+      const res = await api(method, path);
+      expect({ path: template, method, status: res.status }).toEqual({ path: template, method, status: 405 });
+      const allow = String(res.headers['allow']).split(', ');
+      expect(allow).toEqual(expect.arrayContaining(listed));
+      expect(allow).not.toContain(method);
+    }
   });
 
   it('400: a body that is not JSON', async () => {
@@ -116,4 +151,27 @@ describe('framework refusals as problem+json', () => {
     expect((await api('GET', '/api/v1/alert-receivers')).body.items).toEqual([]);
     expect((await api('GET', '/api/v1/config-templates')).body.items).toEqual([]);
   });
+});
+
+describe('a request whose headers do not arrive in time', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { HTTP_HEADERS_TIMEOUT_SECONDS: '1' } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('408 problem+json to a client that stops in the middle of its headers, then a clean close', async () => {
+    // No blank line: the headers never end, and the client keeps the connection open until the server gives up.
+    const res = await raw(app.baseUrl, 'GET /api/v1/boards HTTP/1.1\r\nhost: x\r\nx-slow: ', { end: false });
+    expect({ status: res.status, type: res.type }).toEqual({
+      status: 408,
+      type: expect.stringContaining('application/problem+json'),
+    });
+    expect(res.body).toMatchObject({ type: 'about:blank', status: 408, title: 'Request Timeout' });
+    expect(res.body.detail).toMatch(/not received in time/);
+  }, 15_000);
 });

@@ -5,6 +5,7 @@ export interface ApiResponse {
   status: number;
   type: string;
   body: any;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** Calls the fleet manager's API with the bootstrap admin token (or another token / none). */
@@ -35,7 +36,7 @@ export function apiClient(baseUrl: string) {
     if (type.includes('json') && text) {
       parsed = JSON.parse(text);
     }
-    return { status: res.statusCode, type, body: parsed };
+    return { status: res.statusCode, type, body: parsed, headers: res.headers };
   };
 }
 

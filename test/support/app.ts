@@ -75,9 +75,13 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const { AppModule } = await import('../../src/app.module.js');
   const { configureHttpApp, createFastifyAdapter } = await import('../../src/common/http-setup.js');
   const logger = new RecordingLogger();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
-    logger,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    createFastifyAdapter(config.http),
+    {
+      logger,
+    },
+  );
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const baseUrl = await app.getUrl();
