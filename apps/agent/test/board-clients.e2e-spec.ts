@@ -227,6 +227,12 @@ describe('the board clients against board-agent --simulate', () => {
         size_bytes: data.length,
       });
 
+      // `park` with `local` makes no sense (the card image is parked already): refused, nothing staged.
+      const both = await get(h, `opt=set&type=firmware&local&park=1&file=/mnt/sdcard/firmware/${file}&force=1`);
+      expect(both.status).toBe(400);
+      expect(both.text).toContain('`park` and `local` exclude each other');
+      expect(await slots()).toEqual(before.slots);
+
       // Later: the card candidate is installed with opt=set&type=firmware&local (force: earlier tests staged one).
       const install = await get(h, `opt=set&type=firmware&local&file=/mnt/sdcard/firmware/${file}&force=1`);
       expect(install.status).toBe(200);
