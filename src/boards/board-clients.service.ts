@@ -312,7 +312,7 @@ export class BoardClientsService implements BeforeApplicationShutdown {
   }
 
   isRefused(target: Pick<ClientTarget, 'id' | 'credentialVersion'>): boolean {
-    return this.refused.has(`${target.id}:${target.credentialVersion}`);
+    return this.refusal(target) !== undefined;
   }
 
   /** What the board said when it refused these credentials (undefined: it has not, as far as this process knows). */
