@@ -84,7 +84,10 @@ async function throwawayPostgres(bins) {
   if ((await exited(init)) !== 0) {
     throw new Error(`initdb failed: ${initErr.trim()}`);
   }
+  // max_connections: two jest workers each run a fleet manager (some tests three processes), and BullMQ's PostgreSQL
+  // backend gives every queue and worker a pool of its own; the default of 100 can run out (see .ci/run).
   const opts = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'];
+  opts.push('-c', 'max_connections=300');
   const [cmd, args] = asServerUser(bins.postgres, [...opts, '-c', 'full_page_writes=off'], dir);
   const server = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let serverErr = '';
