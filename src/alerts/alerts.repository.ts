@@ -81,14 +81,14 @@ export class AlertsRepository {
 
   /** One page of boards with their readings, keyset on id (decommissioned boards are not evaluated). */
   boardsPage(afterId: string, take: number): Promise<EvaluatedBoard[]> {
-    return this.prisma.$queryRaw<EvaluatedBoard[]>`
+    return this.prisma.rows<EvaluatedBoard>(Prisma.sql`
       SELECT b."id"::text AS id, b."name", b."labels", b."rack", b."state"::text AS state, b."stateSince",
         r."thermal", r."thermalAt", r."health", r."firmwareCheck", r."cooling", r."coolingAt", r."sdcard",
         r."sdcardAt"
       FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
       WHERE b."decommissionedAt" IS NULL AND b."id"::text > ${afterId}
       ORDER BY b."id"::text
-      LIMIT ${take}`;
+      LIMIT ${take}`);
   }
 
   /** Boards whose state changed in a window (board_state events for the stream). */

@@ -127,13 +127,13 @@ export class PollingRepository {
     const includeSlow = options.includeSlow ?? true;
     const includeLagging = options.includeLagging ?? true;
     const mediumEvery = options.mediumEvery ?? MEDIUM_POLL_EVERY;
-    return this.prisma.$transaction(async (tx) => {
-      const [lock] = await tx.$queryRaw<[{ locked: boolean }]>`
-        SELECT pg_try_advisory_xact_lock(hashtext(${SCHEDULER_LOCK})) AS locked`;
+    return this.prisma.transaction(async (rows) => {
+      const [lock] = await rows<{ locked: boolean }>(Prisma.sql`
+        SELECT pg_try_advisory_xact_lock(hashtext(${SCHEDULER_LOCK})) AS locked`);
       if (!lock?.locked) {
         return null;
       }
-      return tx.$queryRaw<ClaimedBoard[]>`
+      return rows<ClaimedBoard>(Prisma.sql`
         WITH due AS (
           SELECT "id", ("nextSlowPollAt" <= now() AND ${includeSlow}) AS slow, "nextMediumPollAt" <= now() AS medium
           FROM "Board"
@@ -167,7 +167,7 @@ export class PollingRepository {
         FROM due
         WHERE b."id" = due."id"
         RETURNING b."id"::text AS id, b."pollLease" AS lease, b."pollLagging" AS lagging, due.slow AS slow,
-          due.medium AS medium`;
+          due.medium AS medium`);
     });
   }
 
@@ -179,11 +179,11 @@ export class PollingRepository {
     if (ids.length === 0) {
       return new Map();
     }
-    const rows = await this.prisma.$queryRaw<Array<{ id: string; lease: number }>>`
+    const rows = await this.prisma.rows<{ id: string; lease: number }>(Prisma.sql`
       UPDATE "Board" SET "pollLease" = "pollLease" + 1,
         "pollLeaseUntil" = now() + make_interval(secs => ${seconds}::float8)
       WHERE "id" = ANY(${ids}::uuid[]) AND ("pollLeaseUntil" IS NULL OR "pollLeaseUntil" <= now())
-      RETURNING "id"::text AS id, "pollLease" AS lease`;
+      RETURNING "id"::text AS id, "pollLease" AS lease`);
     return new Map(rows.map((r) => [r.id, r.lease]));
   }
 
@@ -195,10 +195,10 @@ export class PollingRepository {
     if (leases.length === 0) {
       return;
     }
-    await this.prisma.$executeRaw`
+    await this.prisma.execute(Prisma.sql`
       UPDATE "Board" b SET "pollLagging" = true, "nextPollAt" = now(), "pollLeaseUntil" = NULL
       FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS r(id uuid, lease int)
-      WHERE b."id" = r.id AND b."pollLease" = r.lease`;
+      WHERE b."id" = r.id AND b."pollLease" = r.lease`);
   }
 
   /** Gives back leases of boards not polled after all (decommissioned meanwhile, credentials refused, …). */
@@ -206,10 +206,10 @@ export class PollingRepository {
     if (leases.length === 0) {
       return;
     }
-    await this.prisma.$executeRaw`
+    await this.prisma.execute(Prisma.sql`
       UPDATE "Board" b SET "pollLeaseUntil" = NULL
       FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS r(id uuid, lease int)
-      WHERE b."id" = r.id AND b."pollLease" = r.lease`;
+      WHERE b."id" = r.id AND b."pollLease" = r.lease`);
   }
 
   /** The boards of one batch with the last uptime seen: one query, whatever the batch size (by the primary key). */
@@ -217,10 +217,10 @@ export class PollingRepository {
     if (ids.length === 0) {
       return [];
     }
-    return this.prisma.$queryRaw<PollTarget[]>`
+    return this.prisma.rows<PollTarget>(Prisma.sql`
       SELECT ${POLL_SQL}, r."uptimeSeconds" AS "lastUptimeSeconds"
       FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
-      WHERE b."id" = ANY(${ids}::uuid[])`;
+      WHERE b."id" = ANY(${ids}::uuid[])`);
   }
 
   /**
@@ -287,7 +287,7 @@ export class PollingRepository {
       }
     }
 
-    await this.prisma.$executeRaw`
+    await this.prisma.execute(Prisma.sql`
       WITH board_rows AS (
         UPDATE "Board" b SET
           "lastPolledAt" = r.at,
@@ -356,7 +356,7 @@ export class PollingRepository {
         FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(id uuid, lease int)
         WHERE b."id" = r.id AND b."pollLease" = r.lease AND b."id" NOT IN (SELECT "id" FROM board_rows)
       )
-      SELECT 1`;
+      SELECT 1`);
   }
 
   /**
@@ -398,7 +398,7 @@ export class PollingRepository {
         retries.push({ id: r.boardId, retry: r.retryAt.toISOString() });
       }
     }
-    await this.prisma.$executeRaw`
+    await this.prisma.execute(Prisma.sql`
       WITH reading_rows AS (
         INSERT INTO "BoardReading" ("boardId", "firmwareCheck", "firmwareAt", "slots", "slotsAt")
         SELECT r.id, r.fw, r.fw_at, r.slots, r.slots_at
@@ -420,7 +420,7 @@ export class PollingRepository {
         FROM jsonb_to_recordset(${JSON.stringify(retries)}::jsonb) AS r(id uuid, retry timestamptz)
         WHERE b."id" = r.id
       )
-      SELECT 1`;
+      SELECT 1`);
   }
 
   /**

@@ -1,22 +1,63 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import { guardedPgClient } from '../db/pg-client.js';
 import { migrateDeploy, pgMigrationFactory } from '../db/schema-engine.js';
-import { PrismaClient } from '../generated/prisma/client.js';
+import { PrismaClient, type Prisma } from '../generated/prisma/client.js';
 import { forgetDebugHistory } from './debug-history.js';
 
-/** The Prisma client (query compiler in WASM, adapter-pg). Only repositories inject it. */
+/**
+ * The Prisma client (query compiler in WASM, adapter-pg) and, for the statements that run for every poll, the same
+ * connection pool without Prisma in between (`rows`, `execute`, `transaction`). Only repositories inject it.
+ */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(PrismaService.name);
+  private readonly pool: pg.Pool;
 
   constructor(
     private readonly config: ConfigService,
     private readonly clocks: Clocks,
   ) {
-    super({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10, Client: guardedPgClient }) });
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, Client: guardedPgClient });
+    super({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+    this.pool = pool;
+  }
+
+  /**
+   * Runs a `Prisma.sql` statement on the pool itself and returns its rows as pg decodes them (timestamptz as Date,
+   * int4 and float8 as numbers, jsonb parsed, enums and uuids as strings; int8 and numeric as strings, unlike
+   * $queryRaw). For the hot paths only: the poll's claim, load and write run for every board every interval, and
+   * $queryRaw's query interpreter and per-cell result decoding cost about as much CPU as the rest of the statement's
+   * client side (docs/benchmarks.md, "Polling").
+   */
+  async rows<T>(statement: Prisma.Sql): Promise<T[]> {
+    return (await this.pool.query(statement.text, statement.values)).rows as T[];
+  }
+
+  /** As `rows`, for a statement whose rows are not read: the number of rows it affected. */
+  async execute(statement: Prisma.Sql): Promise<number> {
+    return (await this.pool.query(statement.text, statement.values)).rowCount ?? 0;
+  }
+
+  /** `fn` inside BEGIN … COMMIT on one connection of the pool (ROLLBACK when it throws), with `rows` on it. */
+  async transaction<T>(fn: (rows: <R>(statement: Prisma.Sql) => Promise<R[]>) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(async <R>(s: Prisma.Sql) => (await client.query(s.text, s.values)).rows as R[]);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: unknown) => (broken = rollbackErr));
+      throw err;
+    } finally {
+      // A connection whose ROLLBACK failed is in an unknown state: the pool closes it instead of reusing it.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
   }
 
   async onModuleInit(): Promise<void> {
