@@ -13,6 +13,11 @@ export const ZFaultsSchema = z
      * one slow operation, like an update check waiting on a board's missing uplink, while the rest answer at once.
      */
     pathLatencyMs: z.record(z.string().startsWith('/').max(200), z.number().int().min(0).max(600_000)),
+    /**
+     * The latency faults (latencyMs, pathLatencyMs) lapse once they have delayed this many answers: a board that met
+     * one busy moment and then answers at once again.
+     */
+    lapseAfter: z.number().int().min(1).max(1_000_000),
     /** Share of API requests answered 500 before reaching the board (0..1). */
     errorRate: z.number().min(0).max(1),
     /**

@@ -159,6 +159,22 @@ describe('rack', () => {
     await call('DELETE', '/rack/boards/9/faults');
   });
 
+  it('lets latency faults lapse after the answers they were given', async () => {
+    await call('POST', '/rack/boards/12/faults', {
+      body: { pathLatencyMs: { '/api/bmc/health': 300 }, lapseAfter: 1 },
+    });
+    let started = Date.now();
+    expect((await call('GET', '/boards/12/api/bmc/about')).status).toBe(200); // not delayed: does not count
+    expect(Date.now() - started).toBeLessThan(250);
+    started = Date.now();
+    await call('GET', '/boards/12/api/bmc/health');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    started = Date.now();
+    await call('GET', '/boards/12/api/bmc/health');
+    expect(Date.now() - started).toBeLessThan(250);
+    expect((await call('GET', '/rack/boards/12/faults')).json).toEqual({ passwordChanged: false });
+  });
+
   it('reboots a board: sessions are forgotten, persisted state survives', async () => {
     const login = await fetch(`${base}/boards/8/api/bmc/authenticate`, {
       method: 'POST',

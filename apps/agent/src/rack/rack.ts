@@ -207,13 +207,15 @@ export class Rack {
       req.socket.destroy();
       return;
     }
-    if (slot.faults.latencyMs) {
-      await sleep(slot.faults.latencyMs);
-    }
-    for (const [prefix, ms] of Object.entries(slot.faults.pathLatencyMs ?? {})) {
-      if (rest.startsWith(prefix)) {
-        await sleep(ms);
-      }
+    const latencyMs =
+      (slot.faults.latencyMs ?? 0) +
+      Object.entries(slot.faults.pathLatencyMs ?? {}).reduce(
+        (sum, [prefix, ms]) => sum + (rest.startsWith(prefix) ? ms : 0),
+        0,
+      );
+    if (latencyMs > 0) {
+      lapseLatency(slot.faults);
+      await sleep(latencyMs);
     }
     if (this.options.installDelayMs && isFirmwareInstall(req.method, rest, search)) {
       await sleep(this.options.installDelayMs);
@@ -461,4 +463,17 @@ function isSimulated(backend: BoardBackend): backend is SimulatedBoardLike {
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const raw = await readBody(req);
   return raw.length === 0 ? {} : parseJsonObject(raw);
+}
+
+/** Counts one delayed answer against `lapseAfter`; the last one it allows clears the latency faults. */
+function lapseLatency(faults: TFaults): void {
+  if (faults.lapseAfter === undefined) {
+    return;
+  }
+  faults.lapseAfter -= 1;
+  if (faults.lapseAfter === 0) {
+    delete faults.latencyMs;
+    delete faults.pathLatencyMs;
+    delete faults.lapseAfter;
+  }
 }
