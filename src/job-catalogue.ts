@@ -3,7 +3,13 @@ import { nodeActionJob } from './boards/node-actions.jobs.js';
 import { nodeImageJob } from './boards/node-images.jobs.js';
 import { configBackupJob, configPushJob, configRestoreJob } from './config-backups/config-backups.jobs.js';
 import { firmwareInstallJob, pushSourcesJob } from './firmware/firmware.jobs.js';
-import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling/polling.jobs.js';
+import {
+  compactThermalJob,
+  pollBatchJob,
+  pollHandedOffJob,
+  pollLaggingJob,
+  pollSlowJob,
+} from './polling/polling.jobs.js';
 import type { JobDefinition } from './jobs/job-definition.js';
 
 /**
@@ -14,6 +20,7 @@ import type { JobDefinition } from './jobs/job-definition.js';
 export const jobCatalogue: readonly JobDefinition[] = [
   pollBatchJob,
   pollLaggingJob,
+  pollHandedOffJob,
   pollSlowJob,
   compactThermalJob,
   nodeActionJob,

@@ -33,4 +33,19 @@ describe('concurrency', () => {
     );
     expect(started).toEqual([1, 2, 3]);
   });
+
+  it('a call run with `first` starts before the calls already waiting, after those running', async () => {
+    const limiter = new Limiter(1);
+    const started: string[] = [];
+    const run = (name: string, first?: boolean) =>
+      limiter.run(
+        async () => {
+          started.push(name);
+          await tick();
+        },
+        { first },
+      );
+    await Promise.all([run('running'), run('waiting-1'), run('waiting-2'), run('handed-off', true)]);
+    expect(started).toEqual(['running', 'handed-off', 'waiting-1', 'waiting-2']);
+  });
 });

@@ -1,15 +1,18 @@
-import pLimit, { type LimitFunction } from 'p-limit';
+import PQueue from 'p-queue';
 
-/** At most `size` calls of run() at once across every caller holding it; the rest wait in arrival order (p-limit). */
+/**
+ * At most `size` calls of run() at once across every caller holding it; the rest wait in arrival order, except those
+ * run with `first`, which go ahead of every waiting call that was not (p-queue's priorities).
+ */
 export class Limiter {
-  private readonly limit: LimitFunction;
+  private readonly queue: PQueue;
 
   constructor(size: number) {
-    this.limit = pLimit(size);
+    this.queue = new PQueue({ concurrency: size });
   }
 
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    return this.limit(fn);
+  run<T>(fn: () => Promise<T>, options: { first?: boolean } = {}): Promise<T> {
+    return this.queue.add(fn, { priority: options.first ? 1 : 0 });
   }
 }
 

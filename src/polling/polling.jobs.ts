@@ -51,6 +51,19 @@ export const pollLaggingJob = defineJob({
 });
 
 /**
+ * The second try of boards the fast lane cut off at its budget (a busy moment, or a board turning slow): the whole
+ * request timeout, in the lagging lane's slots but ahead of every board waiting there. On the fast lane's queue, whose
+ * jobs never wait long: on the lagging lane's, it would wait for the jobs of the boards that lane already found slow
+ * or dead, each as long as their polls, and a healthy board would go stale for intervals over one slow answer.
+ */
+export const pollHandedOffJob = defineJob({
+  name: 'boards.poll-handed-off',
+  queue: 'polling',
+  payload: pollBatchPayload,
+  ...pollOnce,
+});
+
+/**
  * The slow lane: /firmware/check and /firmware/slots of a batch of boards, on a queue of its own with its own
  * concurrency (POLL_SLOW_CONCURRENCY). An update check waits on the internet from the board and can take the whole
  * request timeout on an air-gapped rack; in the fast lane that would hold a health-poll slot per board for seconds.

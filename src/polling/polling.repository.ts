@@ -39,6 +39,8 @@ export interface ClaimedBoard {
   id: string;
   lease: number;
   lagging: boolean;
+  /** Cut off at the fast lane's budget last time: polled ahead of the lagging lane's other boards. */
+  handedOff: boolean;
   slow: boolean;
   medium: boolean;
 }
@@ -141,7 +143,8 @@ export class PollingRepository {
             AND "state" <> 'credentials_invalid'
             AND "nextPollAt" <= now()
             AND ("pollLeaseUntil" IS NULL OR "pollLeaseUntil" <= now())
-            AND (NOT "pollLagging" OR ${includeLagging})
+            -- A lagging lane that is behind still takes the boards the fast lane handed it (few, and polled first).
+            AND (NOT "pollLagging" OR "pollHandedOff" OR ${includeLagging})
           ORDER BY "nextPollAt"
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -166,7 +169,8 @@ export class PollingRepository {
             secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) + ${leaseExtraSeconds}::float8)
         FROM due
         WHERE b."id" = due."id"
-        RETURNING b."id"::text AS id, b."pollLease" AS lease, b."pollLagging" AS lagging, due.slow AS slow,
+        RETURNING b."id"::text AS id, b."pollLease" AS lease, b."pollLagging" AS lagging,
+          b."pollHandedOff" AS "handedOff", due.slow AS slow,
           due.medium AS medium`);
     });
   }
@@ -196,7 +200,7 @@ export class PollingRepository {
       return;
     }
     await this.prisma.execute(Prisma.sql`
-      UPDATE "Board" b SET "pollLagging" = true, "nextPollAt" = now(), "pollLeaseUntil" = NULL
+      UPDATE "Board" b SET "pollLagging" = true, "pollHandedOff" = true, "nextPollAt" = now(), "pollLeaseUntil" = NULL
       FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS r(id uuid, lease int)
       WHERE b."id" = r.id AND b."pollLease" = r.lease`);
   }
@@ -300,6 +304,7 @@ export class PollingRepository {
           "bannedUntil" = r.banned,
           "aboutDue" = r.about,
           "pollLagging" = r.lagging,
+          "pollHandedOff" = false,
           "pollLeaseUntil" = NULL,
           "updatedAt" = now()
         FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(

@@ -4,8 +4,8 @@ import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import type { JobInput } from '../jobs/job-definition.js';
 import { JobsService } from '../jobs/jobs.service.js';
-import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
-import { PollingRepository } from './polling.repository.js';
+import { compactThermalJob, pollBatchJob, pollHandedOffJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
+import { PollingRepository, type ClaimedBoard } from './polling.repository.js';
 import {
   LEASE_REQUESTS,
   MAX_CLAIM_PER_TICK,
@@ -88,15 +88,12 @@ export class PollingScheduler extends RoundClock implements OnApplicationBootstr
     // Lagging lane: the same poll for boards that were slow or did not answer, in a queue with slots of their own.
     // Slow lane: the firmware reads, as jobs of their own queue, so an update check waiting on a board's uplink
     // never delays a health poll.
-    for (const [job, lagging] of [
-      [pollBatchJob, false],
-      [pollLaggingJob, true],
-    ] as const) {
-      const lane = claimed
-        .filter((c) => c.lagging === lagging)
-        .map((c) => ({ id: c.id, slow: false, medium: c.medium, lease: c.lease }));
-      await this.enqueueBatches(job, lane);
-    }
+    // Handed off: boards the fast lane cut off at its budget, tried again with the whole timeout ahead of the lagging
+    // lane's boards (pollHandedOffJob).
+    const poll = (c: ClaimedBoard) => ({ id: c.id, slow: false, medium: c.medium, lease: c.lease });
+    await this.enqueueBatches(pollBatchJob, claimed.filter((c) => !c.lagging).map(poll));
+    await this.enqueueBatches(pollHandedOffJob, claimed.filter((c) => c.lagging && c.handedOff).map(poll));
+    await this.enqueueBatches(pollLaggingJob, claimed.filter((c) => c.lagging && !c.handedOff).map(poll));
     await this.enqueueBatches(
       pollSlowJob,
       claimed.filter((c) => c.slow).map((c) => c.id),
@@ -105,10 +102,9 @@ export class PollingScheduler extends RoundClock implements OnApplicationBootstr
   }
 
   /** One job per POLL_BATCH_SIZE boards of a lane (none for an empty lane). */
-  private async enqueueBatches<D extends typeof pollBatchJob | typeof pollLaggingJob | typeof pollSlowJob>(
-    job: D,
-    boards: JobInput<D>['boards'],
-  ): Promise<void> {
+  private async enqueueBatches<
+    D extends typeof pollBatchJob | typeof pollHandedOffJob | typeof pollLaggingJob | typeof pollSlowJob,
+  >(job: D, boards: JobInput<D>['boards']): Promise<void> {
     const batches: Array<{ payload: JobInput<D> }> = [];
     for (let i = 0; i < boards.length; i += POLL_BATCH_SIZE) {
       batches.push({ payload: { boards: boards.slice(i, i + POLL_BATCH_SIZE) } as JobInput<D> });

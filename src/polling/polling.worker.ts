@@ -11,7 +11,7 @@ import type { JobPayload } from '../jobs/job-definition.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { pollBoard, PollOverBudget, readSlow, refusedPoll, type PollDeps, type PollDue } from './board-poller.js';
 import { BatchWriter } from './batch-writer.js';
-import { compactThermalJob, pollBatchJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
+import { compactThermalJob, pollBatchJob, pollHandedOffJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository, type PollTarget, type PollWrite } from './polling.repository.js';
 import {
   LAGGING_SHARE_OF_TIMEOUT,
@@ -59,12 +59,19 @@ export class PollingWorker implements BoardPoller {
   ): Promise<{ polled: number; failed: number; handedOff: number }> {
     // A board slower than the lagging threshold is cut off there and handed to the lagging lane: when many boards
     // turn slow at once (a fifth of a 10,000-board fleet), each costs a fast-lane slot that long, not a timeout.
-    const result = await this.pollTargets(
-      payload.boards,
-      this.limiter,
-      LAGGING_SHARE_OF_TIMEOUT * this.config.polling.timeoutMs,
-    );
+    const result = await this.pollTargets(payload.boards, this.limiter, {
+      budgetMs: LAGGING_SHARE_OF_TIMEOUT * this.config.polling.timeoutMs,
+    });
     this.metrics.jobOutcomes.inc({ job: pollBatchJob.name, outcome: 'completed' });
+    return result;
+  }
+
+  @JobHandler(pollHandedOffJob)
+  async pollHandedOff(
+    payload: JobPayload<typeof pollHandedOffJob>,
+  ): Promise<{ polled: number; failed: number; handedOff: number }> {
+    const result = await this.pollTargets(payload.boards, this.laggingLimiter, { first: true });
+    this.metrics.jobOutcomes.inc({ job: pollHandedOffJob.name, outcome: 'completed' });
     return result;
   }
 
@@ -144,8 +151,9 @@ export class PollingWorker implements BoardPoller {
   private async pollTargets(
     boards: Array<{ id: string; slow: boolean; medium?: boolean | undefined; lease?: number | undefined }>,
     limiter: Limiter,
-    budgetMs?: number,
+    lane: { budgetMs?: number; first?: boolean } = {},
   ): Promise<{ polled: number; failed: number; handedOff: number }> {
+    const { budgetMs, first = false } = lane;
     // Jobs enqueued before leases existed carry none: they take one now, or leave the board to whoever holds it.
     const unleased = boards.filter((b) => b.lease === undefined).map((b) => b.id);
     const late = unleased.length ? await this.repository.lease(unleased, this.leaseSeconds()) : new Map();
@@ -190,7 +198,7 @@ export class PollingWorker implements BoardPoller {
         // The state may have changed since the claim (decommissioned, credentials refused meanwhile).
         const write =
           t.decommissionedAt === null && t.state !== 'credentials_invalid'
-            ? await limiter.run(() => this.pollOne(t, d, deps))
+            ? await limiter.run(() => this.pollOne(t, d, deps), { first })
             : null;
         if (write === 'over_budget') {
           overBudget.push({ id: t.id, lease: d.lease });

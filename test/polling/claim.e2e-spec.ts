@@ -46,7 +46,9 @@ redis.describe('claiming due boards', () => {
     const repository = app.app.get(PollingRepository);
     await makeDue();
     const behind = await repository.claimDue({ ...CLAIM, includeSlow: false });
-    expect(behind).toEqual([{ id, slow: false, medium: expect.any(Boolean), lease: 1, lagging: false }]);
+    expect(behind).toEqual([
+      { id, slow: false, medium: expect.any(Boolean), lease: 1, lagging: false, handedOff: false },
+    ]);
     expect((await slowAt()).getTime()).toBeLessThanOrEqual(Date.now()); // still due
 
     await sql.query(
@@ -54,7 +56,9 @@ redis.describe('claiming due boards', () => {
       [id],
     );
     const caughtUp = await repository.claimDue(CLAIM);
-    expect(caughtUp).toEqual([{ id, slow: true, medium: expect.any(Boolean), lease: 2, lagging: false }]);
+    expect(caughtUp).toEqual([
+      { id, slow: true, medium: expect.any(Boolean), lease: 2, lagging: false, handedOff: false },
+    ]);
     expect((await slowAt()).getTime()).toBeGreaterThan(Date.now() + 3000 * 1000); // an interval (±10 %) on
     // Claimed: not due again this tick.
     expect(await repository.claimDue(CLAIM)).toEqual([]);
@@ -217,8 +221,20 @@ redis.describe('claiming due boards', () => {
     await repository.handToLaggingLane([{ id, lease: claim!.lease }]);
     expect(await lane()).toEqual({ lagging: true, due: true, until: null, polled: before.polled });
     expect(await row()).toMatchObject({ state: before.state, success: before.success, events: before.events });
-    // The next claim puts it in the lagging lane.
-    const [next] = (await repository.claimDue(CLAIM))!;
-    expect(next).toMatchObject({ id, lagging: true });
+    // The next claim puts it in the lagging lane, marked handed off (its second try goes ahead of that lane's boards),
+    // even while that lane is behind.
+    const [next] = (await repository.claimDue({ ...CLAIM, includeLagging: false }))!;
+    expect(next).toMatchObject({ id, lagging: true, handedOff: true });
+    // A written poll ends the hand-off: a board that was slow again stays in the lagging lane as one of its own.
+    const { rows } = await sql.query<{ cv: number }>(`SELECT "credentialVersion" AS cv FROM "Board" WHERE "id" = $1`, [
+      id,
+    ]);
+    await repository.applyPolls([
+      { ...write(next!.lease, new Date(Date.now() + 240_000)), credentialVersion: rows[0]!.cv, lagging: true },
+    ]);
+    await sql.query(`UPDATE "Board" SET "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`, [id]);
+    expect(await repository.claimDue({ ...CLAIM, includeLagging: false })).toEqual([]);
+    const [again] = (await repository.claimDue(CLAIM))!;
+    expect(again).toMatchObject({ id, lagging: true, handedOff: false });
   });
 });

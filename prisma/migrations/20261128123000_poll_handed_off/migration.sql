@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Board" ADD COLUMN     "pollHandedOff" BOOLEAN NOT NULL DEFAULT false;
