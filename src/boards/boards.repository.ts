@@ -274,10 +274,12 @@ export class BoardsRepository {
           : Prisma.sql`${String(after.sort)}`;
       keyset = Prisma.sql`${where === Prisma.empty ? Prisma.sql`WHERE` : Prisma.sql`AND`} (${column}, "id"::text) ${cmp} (${value}, ${after.id})`;
     }
-    return this.prisma.$queryRaw<ShownBoard[]>`
+    // On the pool itself (PrismaService.rows): a page of 100 boards is read on every console refresh, and
+    // $queryRaw's decoding of its 2,800 cells cost more CPU than the statement's round trip.
+    return this.prisma.rows<ShownBoard>(Prisma.sql`
       SELECT ${SHOWN_SQL} FROM "Board" ${where} ${keyset}
       ORDER BY ${column} ${dir}, "id"::text ${dir}
-      LIMIT ${take}`;
+      LIMIT ${take}`);
   }
 
   /** Every board matching a filter (bulk actions); bounded by `max`. */
