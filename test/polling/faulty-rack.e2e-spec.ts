@@ -7,11 +7,11 @@
 // faulty): polls of boards that answer in seconds or not at all would fill them all if they shared them.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { fleetEnv, startFleetProcess, type FleetProcess } from '../support/fleet-process.js';
+import type { FleetProcess } from '../support/fleet-process.js';
 import { requireRedis } from '../support/redis.js';
-import { apiClient, waitFor } from '../boards/api.js';
-import { startRack, type RackProcess } from '../boards/rack.js';
+import { waitFor } from '../boards/api.js';
+import type { RackProcess } from '../boards/rack.js';
+import { startPolledRack, type PolledRack } from './polled-rack.js';
 
 const redis = requireRedis();
 const INTERVAL_S = 2;
@@ -35,54 +35,49 @@ const FAULTS: Array<{ name: string; faults?: Record<string, unknown>; password?:
 const BOARDS = HEALTHY + FAULTS.length;
 
 redis.describe('polling a faulty rack with two workers', () => {
+  let polled: PolledRack;
   let rack: RackProcess;
-  let db: TestDatabase;
   let sql: pg.Client;
-  const fleet: FleetProcess[] = [];
-  let api: ReturnType<typeof apiClient>;
+  let fleet: FleetProcess[];
+  let api: PolledRack['api'];
 
   beforeAll(async () => {
-    rack = await startRack(BOARDS);
-    db = await createTestDatabase();
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
-    // Every backwards move of a board's last success, whoever writes it, is recorded by the database itself.
-    await sql.query(`
-      CREATE TABLE success_regressions (board uuid, was timestamptz, became timestamptz);
-      CREATE FUNCTION note_regression() RETURNS trigger AS $$
-      BEGIN
-        INSERT INTO success_regressions VALUES (NEW."id", OLD."lastSuccessAt", NEW."lastSuccessAt");
-        RETURN NEW;
-      END $$ LANGUAGE plpgsql;
-      CREATE TRIGGER success_regression AFTER UPDATE ON "Board" FOR EACH ROW
-        WHEN (NEW."lastSuccessAt" < OLD."lastSuccessAt") EXECUTE FUNCTION note_regression();`);
-    for (const [k, f] of FAULTS.entries()) {
-      const i = HEALTHY + k + 1;
-      if (f.faults) {
-        expect((await rack.control('POST', `/rack/boards/${i}/faults`, f.faults)).status).toBe(200);
-      }
-    }
-    const env = fleetEnv(db, redis.url, {
-      POLL_INTERVAL_SECONDS: String(INTERVAL_S),
-      POLL_TIMEOUT_MS: String(TIMEOUT_MS),
-      POLL_CONCURRENCY: '4',
-      // Backoff of unreachable boards capped at 8 s, so the dead ones keep coming back during the test.
-      POLL_SLOW_INTERVAL_SECONDS: '8',
-      POLL_UNREACHABLE_AFTER: '2',
+    polled = await startPolledRack({
+      boards: BOARDS,
+      redisUrl: redis.url,
+      workers: 2,
+      settings: {
+        POLL_INTERVAL_SECONDS: String(INTERVAL_S),
+        POLL_TIMEOUT_MS: String(TIMEOUT_MS),
+        POLL_CONCURRENCY: '4',
+        // Backoff of unreachable boards capped at 8 s, so the dead ones keep coming back during the test.
+        POLL_SLOW_INTERVAL_SECONDS: '8',
+        POLL_UNREACHABLE_AFTER: '2',
+      },
+      prepare: async (rack, sql) => {
+        // Every backwards move of a board's last success, whoever writes it, is recorded by the database itself.
+        await sql.query(`
+          CREATE TABLE success_regressions (board uuid, was timestamptz, became timestamptz);
+          CREATE FUNCTION note_regression() RETURNS trigger AS $$
+          BEGIN
+            INSERT INTO success_regressions VALUES (NEW."id", OLD."lastSuccessAt", NEW."lastSuccessAt");
+            RETURN NEW;
+          END $$ LANGUAGE plpgsql;
+          CREATE TRIGGER success_regression AFTER UPDATE ON "Board" FOR EACH ROW
+            WHEN (NEW."lastSuccessAt" < OLD."lastSuccessAt") EXECUTE FUNCTION note_regression();`);
+        for (const [k, f] of FAULTS.entries()) {
+          const i = HEALTHY + k + 1;
+          if (f.faults) {
+            expect((await rack.control('POST', `/rack/boards/${i}/faults`, f.faults)).status).toBe(200);
+          }
+        }
+      },
     });
-    fleet.push(await startFleetProcess('api', env));
-    fleet.push(await startFleetProcess('worker', env));
-    fleet.push(await startFleetProcess('worker', env));
-    api = apiClient(fleet[0]!.url);
+    ({ rack, sql, fleet, api } = polled);
   }, 120_000);
 
   afterAll(async () => {
-    for (const f of fleet) {
-      await f.stop();
-    }
-    await sql?.end();
-    await db?.drop();
-    await rack?.stop();
+    await polled?.stop();
   });
 
   it('keeps healthy boards fresh, never writes an older result over a newer one, records each transition once', async () => {

@@ -5,11 +5,10 @@
 // built entry point), on real PostgreSQL and Redis.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { fleetEnv, startFleetProcess, type FleetProcess } from '../support/fleet-process.js';
 import { requireRedis } from '../support/redis.js';
-import { apiClient, waitFor } from '../boards/api.js';
-import { startRack, type RackProcess } from '../boards/rack.js';
+import { waitFor } from '../boards/api.js';
+import type { RackProcess } from '../boards/rack.js';
+import { startPolledRack, type PolledRack } from './polled-rack.js';
 
 const redis = requireRedis();
 const INTERVAL_S = 2;
@@ -22,38 +21,33 @@ const SLOW = 16;
 const LAGGING_SLOTS = 4;
 
 redis.describe('a board handed to a lagging lane that is behind', () => {
+  let polled: PolledRack;
   let rack: RackProcess;
-  let db: TestDatabase;
   let sql: pg.Client;
-  const fleet: FleetProcess[] = [];
-  let api: ReturnType<typeof apiClient>;
+  let api: PolledRack['api'];
 
   beforeAll(async () => {
-    rack = await startRack(HEALTHY + SLOW);
-    db = await createTestDatabase();
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
-    for (let i = HEALTHY + 1; i <= HEALTHY + SLOW; i++) {
-      expect((await rack.control('POST', `/rack/boards/${i}/faults`, { latencyMs: 800 })).status).toBe(200);
-    }
-    const env = fleetEnv(db, redis.url, {
-      POLL_INTERVAL_SECONDS: String(INTERVAL_S),
-      POLL_TIMEOUT_MS: String(TIMEOUT_MS),
-      POLL_CONCURRENCY: '4',
-      POLL_LAGGING_CONCURRENCY: String(LAGGING_SLOTS),
+    polled = await startPolledRack({
+      boards: HEALTHY + SLOW,
+      redisUrl: redis.url,
+      workers: 1,
+      settings: {
+        POLL_INTERVAL_SECONDS: String(INTERVAL_S),
+        POLL_TIMEOUT_MS: String(TIMEOUT_MS),
+        POLL_CONCURRENCY: '4',
+        POLL_LAGGING_CONCURRENCY: String(LAGGING_SLOTS),
+      },
+      prepare: async (rack) => {
+        for (let i = HEALTHY + 1; i <= HEALTHY + SLOW; i++) {
+          expect((await rack.control('POST', `/rack/boards/${i}/faults`, { latencyMs: 800 })).status).toBe(200);
+        }
+      },
     });
-    fleet.push(await startFleetProcess('api', env));
-    fleet.push(await startFleetProcess('worker', env));
-    api = apiClient(fleet[0]!.url);
+    ({ rack, sql, api } = polled);
   }, 120_000);
 
   afterAll(async () => {
-    for (const f of fleet) {
-      await f.stop();
-    }
-    await sql?.end();
-    await db?.drop();
-    await rack?.stop();
+    await polled?.stop();
   });
 
   it('polls it again ahead of the boards that lane found slow', async () => {
