@@ -38,7 +38,7 @@ export class PollingWorker implements BoardPoller {
   /** The lagging lane's own bound (POLL_LAGGING_CONCURRENCY): slow and dead boards wait here, not in the fast lane. */
   private readonly laggingLimiter: Limiter;
   /** Boards being polled by this process: a second claim of the same board (e.g. "poll now") waits its turn. */
-  private readonly inFlight = new Set<string>();
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly config: ConfigService,
@@ -120,6 +120,7 @@ export class PollingWorker implements BoardPoller {
       await this.pollTargets(
         leased.map((id) => ({ id, slow: inline, medium: true, lease: leases.get(id) })),
         this.limiter,
+        { waitForInFlight: true },
       );
     }
     if (!inline && ids.length) {
@@ -151,9 +152,9 @@ export class PollingWorker implements BoardPoller {
   private async pollTargets(
     boards: Array<{ id: string; slow: boolean; medium?: boolean | undefined; lease?: number | undefined }>,
     limiter: Limiter,
-    lane: { budgetMs?: number; first?: boolean } = {},
+    lane: { budgetMs?: number; first?: boolean; waitForInFlight?: boolean } = {},
   ): Promise<{ polled: number; failed: number; handedOff: number }> {
-    const { budgetMs, first = false } = lane;
+    const { budgetMs, first = false, waitForInFlight = false } = lane;
     // Jobs enqueued before leases existed carry none: they take one now, or leave the board to whoever holds it.
     const unleased = boards.filter((b) => b.lease === undefined).map((b) => b.id);
     const late = unleased.length ? await this.repository.lease(unleased, this.leaseSeconds()) : new Map();
@@ -198,7 +199,7 @@ export class PollingWorker implements BoardPoller {
         // The state may have changed since the claim (decommissioned, credentials refused meanwhile).
         const write =
           t.decommissionedAt === null && t.state !== 'credentials_invalid'
-            ? await limiter.run(() => this.pollOne(t, d, deps), { first })
+            ? await limiter.run(() => this.pollOne(t, d, deps, waitForInFlight), { first })
             : null;
         if (write === 'over_budget') {
           overBudget.push({ id: t.id, lease: d.lease });
@@ -219,11 +220,17 @@ export class PollingWorker implements BoardPoller {
     target: PollTarget,
     due: PollDue & { lease: number },
     deps: PollDeps,
+    waitForInFlight: boolean,
   ): Promise<PollWrite | 'over_budget' | null> {
     // Two overlapping polls of one board could each log in; with a wrong password that is two failures towards
     // the board's ban. One poll per board at a time, and never a second login with refused credentials.
-    if (this.inFlight.has(target.id)) {
-      return null;
+    // A poll asked for in a request holds a lease the one in flight lacks (a new address or new credentials void
+    // it): it waits for that poll to end, whose answer cannot be written, and then asks the board itself.
+    for (let running = this.inFlight.get(target.id); running; running = this.inFlight.get(target.id)) {
+      if (!waitForInFlight) {
+        return null;
+      }
+      await running.catch(() => undefined);
     }
     const policy = reachabilityPolicy(this.config.polling, target.pollIntervalSeconds);
     const refusal = this.clients.refusal(target);
@@ -234,10 +241,11 @@ export class PollingWorker implements BoardPoller {
     if (this.clients.withheld(target)) {
       return null;
     }
-    this.inFlight.add(target.id);
     const started = performance.now();
+    const polling = pollBoard(target, due, policy, deps);
+    this.inFlight.set(target.id, polling);
     try {
-      const polled = await pollBoard(target, due, policy, deps);
+      const polled = await polling;
       if (polled.state === 'credentials_invalid') {
         this.clients.markRefused(target, polled.stateReason ?? 'the board refused the stored credentials');
       }
@@ -253,7 +261,9 @@ export class PollingWorker implements BoardPoller {
       );
       return null;
     } finally {
-      this.inFlight.delete(target.id);
+      if (this.inFlight.get(target.id) === polling) {
+        this.inFlight.delete(target.id);
+      }
     }
   }
 

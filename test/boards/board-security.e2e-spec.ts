@@ -25,7 +25,7 @@ describe('board credentials and who may cause a login', () => {
   let viewer: string;
 
   beforeAll(async () => {
-    rack = await startRack(7);
+    rack = await startRack(8);
     app = await startTestApp({ env: { POLL_INTERVAL_SECONDS: '1', POLL_TIMEOUT_MS: '2000' } });
     api = apiClient(app.baseUrl);
     db = new pg.Client({ connectionString: app.db.url });
@@ -72,7 +72,7 @@ describe('board credentials and who may cause a login', () => {
     let id: string;
 
     beforeAll(async () => {
-      id = await register('moving', 7); // the rack numbers its boards 1..7
+      id = await register('moving', 7); // the rack numbers its boards 1..8
     }, 30_000);
 
     it('refuses to move a board with stored credentials to another host without them', async () => {
@@ -106,6 +106,24 @@ describe('board credentials and who may cause a login', () => {
       expect(received.join('\n')).not.toContain(PASSWORD);
       received.length = 0;
     });
+
+    it('polls the new host in the request even while a slow poll of the old one is in flight', async () => {
+      const slow = await register('moving-slowly', 8);
+      // Every answer of the old host now takes 1.5 s: with a 1 s interval a scheduled poll is always in flight.
+      expect((await rack.control('POST', '/rack/boards/8/faults', { latencyMs: 1500 })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1200));
+      const res = await api('PATCH', `/api/v1/boards/${slow}`, {
+        base_url: `${elsewhereUrl}/moved-while-polled`,
+        credentials: { username: 'root', password: 'the-new-one' },
+      });
+      expect(res.status).toBe(200);
+      const polled = await api('POST', `/api/v1/boards/${slow}/poll`);
+      expect(polled.body.state_reason).toBe('http_4xx: authenticate: 404');
+      expect(received.join('\n')).toContain('the-new-one');
+      expect(received.join('\n')).not.toContain(PASSWORD);
+      received.length = 0;
+      await rack.control('DELETE', '/rack/boards/8/faults');
+    }, 30_000);
 
     it('sends the stored credentials to a new origin only with keep_credentials: true, recorded', async () => {
       const moved = await register('kept', 3);
