@@ -93,16 +93,30 @@ export class NodeImagesRepository {
     });
   }
 
+  /**
+   * Ends the board's row and writes its timeline entry in one transaction: whoever sees the job ended finds the
+   * entry that says how, and the entry is never written for a row left running.
+   */
   async finish(
     actionId: string,
     boardId: string,
     status: 'succeeded' | 'failed',
     error: string | null,
     progress: NodeImageProgress,
+    event?: { summary: string; detail: Record<string, unknown> },
   ): Promise<void> {
-    await this.prisma.nodeActionResult.update({
-      where: { actionId_boardId: { actionId, boardId } },
-      data: { status, error, result: progress as unknown as Prisma.InputJsonValue, finishedAt: new Date() },
-    });
+    await this.prisma.$transaction([
+      this.prisma.nodeActionResult.update({
+        where: { actionId_boardId: { actionId, boardId } },
+        data: { status, error, result: progress as unknown as Prisma.InputJsonValue, finishedAt: new Date() },
+      }),
+      ...(event
+        ? [
+            this.prisma.boardEvent.create({
+              data: { boardId, kind: 'job', summary: event.summary, detail: event.detail as Prisma.InputJsonValue },
+            }),
+          ]
+        : []),
+    ]);
   }
 }

@@ -226,19 +226,16 @@ export class NodeImagesService implements OnApplicationBootstrap {
       await this.write(board, source, params, progress, actionId);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      await this.repository.finish(actionId, boardId, 'failed', message, progress);
-      await this.timeline.record(boardId, 'job', `node ${params.node} image failed: ${errorReason(err)}`, {
-        action_id: actionId,
-        error: message,
+      await this.repository.finish(actionId, boardId, 'failed', message, progress, {
+        summary: `node ${params.node} image failed: ${errorReason(err)}`,
+        detail: { action_id: actionId, error: message },
       });
       this.metrics.jobOutcomes.inc({ job: nodeImageJob.name, outcome: 'failed' });
       return { status: 'failed' };
     }
-    await this.repository.finish(actionId, boardId, 'succeeded', null, progress);
-    await this.timeline.record(boardId, 'job', `node ${params.node} image written (sha256 ${progress.sha256})`, {
-      action_id: actionId,
-      size: progress.size,
-      sha256: progress.sha256,
+    await this.repository.finish(actionId, boardId, 'succeeded', null, progress, {
+      summary: `node ${params.node} image written (sha256 ${progress.sha256})`,
+      detail: { action_id: actionId, size: progress.size, sha256: progress.sha256 },
     });
     this.metrics.jobOutcomes.inc({ job: nodeImageJob.name, outcome: 'succeeded' });
     return { status: 'succeeded' };
@@ -308,6 +305,8 @@ export class NodeImagesService implements OnApplicationBootstrap {
     }
     let lastWrite = 0;
     let quarter = 0;
+    // The quarters are written beside the transfer, not in its way; all of them land before the job's last entry.
+    const quarters: Array<Promise<void>> = [];
     const onProgress = (state: { bytes_written: number }) => {
       progress.bytes_written = state.bytes_written;
       const now = Date.now();
@@ -318,9 +317,11 @@ export class NodeImagesService implements OnApplicationBootstrap {
       const reached = Math.floor((4 * state.bytes_written) / size);
       if (reached > quarter && reached < 4) {
         quarter = reached;
-        void this.timeline
-          .record(board.id, 'job', `node ${params.node} image ${reached * 25}% written`, { action_id: actionId })
-          .catch(() => undefined);
+        quarters.push(
+          this.timeline
+            .record(board.id, 'job', `node ${params.node} image ${reached * 25}% written`, { action_id: actionId })
+            .catch(() => undefined),
+        );
       }
     };
     try {
@@ -333,6 +334,7 @@ export class NodeImagesService implements OnApplicationBootstrap {
         );
     } finally {
       await source.discard();
+      await Promise.all(quarters);
     }
     progress.bytes_written = size;
     progress.sha256 = hash.digest('hex');
