@@ -147,3 +147,50 @@ describe('answers larger than the cap', () => {
     expect(written).toBeLessThan(BOARD_BODY_LIMIT_BYTES + 16 * 1024 * 1024);
   });
 });
+
+describe('the deadline of one exchange', () => {
+  // A board that keeps sending: a byte every 20 ms never trips the body's idle timeout, only the whole deadline.
+  const trickles = new Set<NodeJS.Timeout>();
+  const server = createHttpServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const tick = setInterval(() => res.write(' '), 20);
+    trickles.add(tick);
+    res.on('close', () => {
+      clearInterval(tick);
+      trickles.delete(tick);
+    });
+  });
+  let origin: string;
+
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('ends an answer still trickling at timeoutMs as a timeout, and the board sees the connection closed', async () => {
+    const dispatcher = createBoardDispatcher();
+    const started = performance.now();
+    const failure = await send(
+      dispatcher,
+      origin,
+      { method: 'GET', path: '/api/bmc/health', headers: {} },
+      { timeoutMs: 300, bodyTimeoutMs: 300 },
+      'health',
+    ).catch((err: unknown) => err);
+    const took = performance.now() - started;
+    expect(failure).toBeInstanceOf(BoardUnreachableError);
+    expect((failure as BoardUnreachableError).code).toBe('ETIMEDOUT');
+    expect((failure as Error).message).toMatch(/no answer within 300 ms/);
+    expect(took).toBeGreaterThanOrEqual(290);
+    for (let i = 0; i < 50 && trickles.size > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(trickles.size).toBe(0);
+    await dispatcher.close();
+  });
+});
