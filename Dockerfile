@@ -1,5 +1,8 @@
 # The fleet manager: one image, two services (`--role api` and `--role worker`, see docker-compose.yml).
-FROM node:22-bookworm-slim AS build
+# Node 26, the current LTS line and the one CI runs the suite on besides the machine's: at 10,000 boards its worker
+# spends half the CPU per poll that Node 20's did (docs/benchmarks.md), and its AsyncLocalStorage (every job and request
+# runs in one) costs no promise hooks.
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/board-api/package.json libs/board-api/
@@ -17,10 +20,12 @@ COPY apps/console apps/console
 COPY src src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-FROM node:22-bookworm-slim
+FROM node:26-bookworm-slim
 # Two glibc malloc arenas instead of one per thread: V8's compiler and GC threads and libuv's pool each kept an arena
 # of freed memory (~25 MiB of the idle API process; docs/benchmarks.md).
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 MALLOC_ARENA_MAX=2
+# A young generation of 2 × 16 MiB instead of Node 26's 2 × 32 MiB: the worker at 10,000 boards stays under 300 MiB
+# for a few more scavenges (docs/benchmarks.md, issue 19). Kept in step with test/support/fleet-process.ts.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 MALLOC_ARENA_MAX=2 NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules

@@ -24,7 +24,8 @@ Object.assign(process.env, {
   HOST: '127.0.0.1',
   PORT: String(port),
   LOG_LEVEL: 'warn',
-  MALLOC_ARENA_MAX: '2', // as the production image sets it (Dockerfile)
+  MALLOC_ARENA_MAX: '2', // as the production image sets them (Dockerfile)
+  NODE_OPTIONS: '--max-semi-space-size=16',
   DATABASE_URL: dbUrl.href,
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   QUEUE_PREFIX: database,
