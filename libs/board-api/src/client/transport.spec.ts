@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,20 @@ import { BoardResponseInvalidError, BoardUnreachableError } from './errors.js';
 import { BOARD_BODY_LIMIT_BYTES, CERT_PIN_UNSAVED, createBoardDispatcher, send } from './transport.js';
 
 const limits = { timeoutMs: 5000, bodyTimeoutMs: 5000 };
+
+/** Serves a plain HTTP board on loopback for the enclosing describe; returns its origin once listening. */
+function servedOnLoopback(server: HttpServer): () => string {
+  let origin = '';
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  return () => origin;
+}
 
 describe('certificate pinning: a first-seen certificate whose pin is stored asynchronously', () => {
   const dir = mkdtempSync(join(tmpdir(), 'board-api-tls-'));
@@ -119,24 +133,14 @@ describe('answers larger than the cap', () => {
     };
     pump();
   });
-  let origin: string;
-
-  beforeAll(async () => {
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  const origin = servedOnLoopback(server);
 
   it.each([
     ['/declared', /declares 104857600 bytes/],
     ['/streamed', /ran past the 4194304 bytes read/],
   ])('%s: 100 MB is cut off, the connection closed, and the error says why', async (path, why) => {
     const dispatcher = createBoardDispatcher();
-    const failure = await send(dispatcher, origin, { method: 'GET', path, headers: {} }, limits, 'health').catch(
+    const failure = await send(dispatcher, origin(), { method: 'GET', path, headers: {} }, limits, 'health').catch(
       (err: unknown) => err,
     );
     await closed;
@@ -160,24 +164,14 @@ describe('the deadline of one exchange', () => {
       trickles.delete(tick);
     });
   });
-  let origin: string;
-
-  beforeAll(async () => {
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  const origin = servedOnLoopback(server);
 
   it('ends an answer still trickling at timeoutMs as a timeout, and the board sees the connection closed', async () => {
     const dispatcher = createBoardDispatcher();
     const started = performance.now();
     const failure = await send(
       dispatcher,
-      origin,
+      origin(),
       { method: 'GET', path: '/api/bmc/health', headers: {} },
       { timeoutMs: 300, bodyTimeoutMs: 300 },
       'health',
