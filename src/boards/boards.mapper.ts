@@ -33,7 +33,7 @@ export function toBoardDto(b: ShownBoard, credentialUser: string | null = null):
     consecutive_failures: b.consecutiveFailures,
     last_polled_at: iso(b.lastPolledAt),
     last_success_at: iso(b.lastSuccessAt),
-    next_poll_at: iso(b.nextPollAt)!,
+    next_poll_at: iso(b.nextPollAt)!, // every board has a schedule (BoardsRepository.createMany)
     banned_until: iso(b.bannedUntil),
     decommissioned_at: iso(b.decommissionedAt),
     created_at: iso(b.createdAt)!,

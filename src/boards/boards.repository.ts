@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Board, type BoardReading, Prisma } from '../generated/prisma/client.js';
+import { type Board, type BoardReading, type BoardSchedule, Prisma } from '../generated/prisma/client.js';
 import type { BoardDialect, BoardState, CredentialKind } from '../generated/prisma/enums.js';
 import type { LabelRequirement } from '../common/label-selector.js';
 import type { CursorPosition } from '../common/pagination.js';
@@ -39,15 +39,23 @@ const SHOWN_COLUMNS = [
   'consecutiveFailures',
   'lastPolledAt',
   'lastSuccessAt',
-  'nextPollAt',
   'bannedUntil',
   'decommissionedAt',
   'createdAt',
   'updatedAt',
 ] as const satisfies ReadonlyArray<keyof Board>;
-export type ShownBoard = Pick<Board, (typeof SHOWN_COLUMNS)[number]>;
-const SHOWN_SQL = Prisma.raw(SHOWN_COLUMNS.map((c) => `"${c}"`).join(', '));
-export type BoardWithReading = Board & { reading: BoardReading | null };
+/** A board as the API shows it: its columns and, from its schedule, when it is polled next. */
+export type ShownBoard = Pick<Board, (typeof SHOWN_COLUMNS)[number]> & { nextPollAt: Date | null };
+const SHOWN_SQL = Prisma.raw(
+  [
+    ...SHOWN_COLUMNS.map((c) => `b."${c}"`),
+    `(SELECT s."nextPollAt" FROM "BoardSchedule" s WHERE s."boardId" = b."id") AS "nextPollAt"`,
+  ].join(', '),
+);
+export type BoardWithReading = Board & { reading: BoardReading | null; nextPollAt: Date | null };
+
+/** What the poll schedule of a board (BoardSchedule) can be told from outside the poller. */
+export type ScheduleChange = Partial<Pick<BoardSchedule, 'nextPollAt' | 'nextSlowPollAt' | 'aboutDue'>>;
 
 export interface NewBoard {
   id: string;
@@ -84,13 +92,12 @@ export interface BoardPatch {
    * credentials are polled now instead of after the old poll's lease runs out (interval + 8 request timeouts).
    */
   bumpCredentialVersion?: boolean;
+  /** Written to the board's schedule in the same transaction. */
+  schedule?: ScheduleChange;
   state?: BoardState;
   stateReason?: string | null;
   stateSince?: Date;
   consecutiveFailures?: number;
-  nextPollAt?: Date;
-  nextSlowPollAt?: Date;
-  aboutDue?: boolean;
   bannedUntil?: Date | null;
   decommissionedAt?: Date | null;
 }
@@ -185,35 +192,71 @@ function whereSql(filter: BoardListFilter): Prisma.Sql {
 export class BoardsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async createMany(boards: NewBoard[]): Promise<Board[]> {
+  async createMany(boards: NewBoard[]): Promise<Array<Board & { nextPollAt: Date }>> {
     try {
-      // One INSERT for the whole list (all or nothing), not a statement per board.
-      return await this.prisma.board.createManyAndReturn({ data: boards });
+      // One INSERT for the whole list and one for their schedules, in one transaction (all or nothing), not a
+      // statement per board.
+      return await this.prisma.$transaction(async (tx) => {
+        const created = await tx.board.createManyAndReturn({
+          data: boards.map(({ nextPollAt: _next, nextSlowPollAt: _slow, ...board }) => board),
+        });
+        await tx.boardSchedule.createMany({
+          data: boards.map((b) => ({ boardId: b.id, nextPollAt: b.nextPollAt, nextSlowPollAt: b.nextSlowPollAt })),
+        });
+        const nextPollAt = new Map(boards.map((b) => [b.id, b.nextPollAt]));
+        return created.map((b) => ({ ...b, nextPollAt: nextPollAt.get(b.id)! }));
+      });
     } catch (err) {
       throw await this.conflictOf(err, boards);
     }
   }
 
-  findById(id: string): Promise<BoardWithReading | null> {
-    return this.prisma.board.findUnique({ where: { id }, include: { reading: true } });
+  async findById(id: string): Promise<BoardWithReading | null> {
+    const found = await this.prisma.board.findUnique({
+      where: { id },
+      include: { reading: true, schedule: { select: { nextPollAt: true } } },
+    });
+    if (!found) {
+      return null;
+    }
+    const { schedule, ...board } = found;
+    return { ...board, nextPollAt: schedule?.nextPollAt ?? null };
   }
 
+  /**
+   * The schedule first, then the board's row: the order a poll's write takes them in (PollingRepository.applyPolls),
+   * so the two never wait on each other's locks.
+   */
   async update(id: string, patch: BoardPatch): Promise<Board> {
-    const { bumpCredentialVersion, labels, ...rest } = patch;
+    const { bumpCredentialVersion, labels, schedule, ...rest } = patch;
     try {
-      return await this.prisma.board.update({
-        where: { id },
-        data: {
-          ...rest,
-          ...(labels !== undefined ? { labels } : {}),
-          ...(bumpCredentialVersion
-            ? { credentialVersion: { increment: 1 }, pollLease: { increment: 1 }, pollLeaseUntil: null }
-            : {}),
-        },
+      return await this.prisma.$transaction(async (tx) => {
+        if (schedule || bumpCredentialVersion) {
+          await tx.boardSchedule.update({
+            where: { boardId: id },
+            data: {
+              ...schedule,
+              ...(bumpCredentialVersion ? { pollLease: { increment: 1 }, pollLeaseUntil: null } : {}),
+            },
+          });
+        }
+        return tx.board.update({
+          where: { id },
+          data: {
+            ...rest,
+            ...(labels !== undefined ? { labels } : {}),
+            ...(bumpCredentialVersion ? { credentialVersion: { increment: 1 } } : {}),
+          },
+        });
       });
     } catch (err) {
       throw await this.conflictOf(err, [{ name: patch.name, baseUrl: patch.baseUrl }], id);
     }
+  }
+
+  /** Moves a board's next polls (a refresh asked for); the board's own row is not written. */
+  async reschedule(id: string, change: ScheduleChange): Promise<void> {
+    await this.prisma.boardSchedule.update({ where: { boardId: id }, data: change });
   }
 
   /**
@@ -251,8 +294,15 @@ export class BoardsRepository {
     return this.prisma.board.findMany({ select: { id: true, baseUrl: true } });
   }
 
+  /**
+   * The schedule first, then the board (and, by cascade, the rest): the lock order of a poll's write, which a
+   * board's delete could otherwise deadlock with.
+   */
   async delete(id: string): Promise<void> {
-    await this.prisma.board.delete({ where: { id } });
+    await this.prisma.$transaction([
+      this.prisma.boardSchedule.deleteMany({ where: { boardId: id } }),
+      this.prisma.board.delete({ where: { id } }),
+    ]);
   }
 
   /** One page, keyset-paginated on (sort column, id). */
@@ -277,7 +327,7 @@ export class BoardsRepository {
     // On the pool itself (PrismaService.rows): a page of 100 boards is read on every console refresh, and
     // $queryRaw's decoding of its 2,800 cells cost more CPU than the statement's round trip.
     return this.prisma.rows<ShownBoard>(Prisma.sql`
-      SELECT ${SHOWN_SQL} FROM "Board" ${where} ${keyset}
+      SELECT ${SHOWN_SQL} FROM "Board" b ${where} ${keyset}
       ORDER BY ${column} ${dir}, "id"::text ${dir}
       LIMIT ${take}`);
   }

@@ -183,7 +183,7 @@ export class BoardsService implements OnApplicationBootstrap {
   private async create(
     inputs: TBoardCreate[],
     options: { spreadSeconds: number; facts?: Map<number, DetectedBoard> },
-  ): Promise<Board[]> {
+  ): Promise<Array<Board & { nextPollAt: Date }>> {
     const now = Date.now();
     const rows: NewBoard[] = inputs.map((input) => {
       const id = randomUUID();
@@ -274,8 +274,7 @@ export class BoardsService implements OnApplicationBootstrap {
       // New credentials or a new address: drop the cached session, detect again, poll now. A board that refused
       // the old credentials (or banned us) is given a fresh chance, once.
       patch.bumpCredentialVersion = true;
-      patch.aboutDue = true;
-      patch.nextPollAt = new Date();
+      patch.schedule = { aboutDue: true, nextPollAt: new Date() };
       if (board.state === 'credentials_invalid' || board.state === 'banned') {
         patch.state = 'unknown';
         patch.stateSince = new Date();
@@ -315,7 +314,7 @@ export class BoardsService implements OnApplicationBootstrap {
   /** Asks for a full poll (fast, slow and /about) as soon as possible; used after firmware jobs. */
   async requestRefresh(id: string, what: { firmware?: boolean; about?: boolean } = { firmware: true, about: true }) {
     const now = new Date();
-    await this.boards.update(id, {
+    await this.boards.reschedule(id, {
       nextPollAt: now,
       ...(what.firmware ? { nextSlowPollAt: now } : {}),
       ...(what.about ? { aboutDue: true } : {}),
@@ -328,7 +327,7 @@ export class BoardsService implements OnApplicationBootstrap {
     if (board.decommissionedAt) {
       throw new ConflictError(`board ${board.name} is decommissioned`, { board_id: id });
     }
-    await this.boards.update(id, { aboutDue: true });
+    await this.boards.reschedule(id, { aboutDue: true });
     // A board whose login was refused is not asked again (bans): the poll skips it until credentials change.
     await this.poller.pollNow([id]);
     return this.get(id);

@@ -26,13 +26,16 @@ const POLL_COLUMNS = [
   'bannedUntil',
   'consecutiveFailures',
   'lastPolledAt',
-  'aboutDue',
   'pollIntervalSeconds',
   'decommissionedAt',
 ] as const satisfies ReadonlyArray<keyof Board>;
 const POLL_SQL = Prisma.raw(POLL_COLUMNS.map((c) => `b."${c}"`).join(', '));
 
-export type PollTarget = Pick<Board, (typeof POLL_COLUMNS)[number]> & { lastUptimeSeconds: number | null };
+export type PollTarget = Pick<Board, (typeof POLL_COLUMNS)[number]> & {
+  /** From the board's schedule: fetch /about on this poll. */
+  aboutDue: boolean;
+  lastUptimeSeconds: number | null;
+};
 
 /** A board the scheduler claimed: its lease, its lane and which cadences are due. */
 export interface ClaimedBoard {
@@ -137,40 +140,39 @@ export class PollingRepository {
       }
       return rows<ClaimedBoard>(Prisma.sql`
         WITH due AS (
-          SELECT "id", ("nextSlowPollAt" <= now() AND ${includeSlow}) AS slow, "nextMediumPollAt" <= now() AS medium
-          FROM "Board"
-          WHERE "decommissionedAt" IS NULL
-            AND "state" <> 'credentials_invalid'
-            AND "nextPollAt" <= now()
-            AND ("pollLeaseUntil" IS NULL OR "pollLeaseUntil" <= now())
+          SELECT s."boardId", (s."nextSlowPollAt" <= now() AND ${includeSlow}) AS slow,
+            s."nextMediumPollAt" <= now() AS medium,
+            COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) AS every
+          FROM "BoardSchedule" s JOIN "Board" b ON b."id" = s."boardId"
+          WHERE b."decommissionedAt" IS NULL
+            AND b."state" <> 'credentials_invalid'
+            AND s."nextPollAt" <= now()
+            AND (s."pollLeaseUntil" IS NULL OR s."pollLeaseUntil" <= now())
             -- A lagging lane that is behind still takes the boards the fast lane handed it (few, and polled first).
-            AND (NOT "pollLagging" OR "pollHandedOff" OR ${includeLagging})
-          ORDER BY "nextPollAt"
+            AND (NOT s."pollLagging" OR s."pollHandedOff" OR ${includeLagging})
+          ORDER BY s."nextPollAt"
           LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
+          FOR UPDATE OF s SKIP LOCKED
         )
-        UPDATE "Board" b SET
+        UPDATE "BoardSchedule" s SET
           "nextPollAt" = CASE
-            WHEN b."nextPollAt" + make_interval(secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds})) > now()
-              THEN b."nextPollAt" + make_interval(secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}))
-            ELSE now() + make_interval(secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) * random())
+            WHEN s."nextPollAt" + make_interval(secs => due.every) > now() THEN s."nextPollAt" + make_interval(secs => due.every)
+            ELSE now() + make_interval(secs => due.every * random())
           END,
           "nextSlowPollAt" = CASE
             WHEN due.slow THEN now() + make_interval(secs => ${slowIntervalSeconds}::float8 * (0.9 + 0.2 * random()))
-            ELSE b."nextSlowPollAt"
+            ELSE s."nextSlowPollAt"
           END,
           "nextMediumPollAt" = CASE
-            WHEN due.medium THEN now() + make_interval(
-              secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) * (${mediumEvery}::float8 - 0.5))
-            ELSE b."nextMediumPollAt"
+            WHEN due.medium THEN now() + make_interval(secs => due.every * (${mediumEvery}::float8 - 0.5))
+            ELSE s."nextMediumPollAt"
           END,
-          "pollLease" = b."pollLease" + 1,
-          "pollLeaseUntil" = now() + make_interval(
-            secs => COALESCE(b."pollIntervalSeconds", ${defaultIntervalSeconds}) + ${leaseExtraSeconds}::float8)
+          "pollLease" = s."pollLease" + 1,
+          "pollLeaseUntil" = now() + make_interval(secs => due.every + ${leaseExtraSeconds}::float8)
         FROM due
-        WHERE b."id" = due."id"
-        RETURNING b."id"::text AS id, b."pollLease" AS lease, b."pollLagging" AS lagging,
-          b."pollHandedOff" AS "handedOff", due.slow AS slow,
+        WHERE s."boardId" = due."boardId"
+        RETURNING s."boardId"::text AS id, s."pollLease" AS lease, s."pollLagging" AS lagging,
+          s."pollHandedOff" AS "handedOff", due.slow AS slow,
           due.medium AS medium`);
     });
   }
@@ -184,10 +186,10 @@ export class PollingRepository {
       return new Map();
     }
     const rows = await this.prisma.rows<{ id: string; lease: number }>(Prisma.sql`
-      UPDATE "Board" SET "pollLease" = "pollLease" + 1,
+      UPDATE "BoardSchedule" SET "pollLease" = "pollLease" + 1,
         "pollLeaseUntil" = now() + make_interval(secs => ${seconds}::float8)
-      WHERE "id" = ANY(${ids}::uuid[]) AND ("pollLeaseUntil" IS NULL OR "pollLeaseUntil" <= now())
-      RETURNING "id"::text AS id, "pollLease" AS lease`);
+      WHERE "boardId" = ANY(${ids}::uuid[]) AND ("pollLeaseUntil" IS NULL OR "pollLeaseUntil" <= now())
+      RETURNING "boardId"::text AS id, "pollLease" AS lease`);
     return new Map(rows.map((r) => [r.id, r.lease]));
   }
 
@@ -200,9 +202,10 @@ export class PollingRepository {
       return;
     }
     await this.prisma.execute(Prisma.sql`
-      UPDATE "Board" b SET "pollLagging" = true, "pollHandedOff" = true, "nextPollAt" = now(), "pollLeaseUntil" = NULL
+      UPDATE "BoardSchedule" s SET "pollLagging" = true, "pollHandedOff" = true, "nextPollAt" = now(),
+        "pollLeaseUntil" = NULL
       FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS r(id uuid, lease int)
-      WHERE b."id" = r.id AND b."pollLease" = r.lease`);
+      WHERE s."boardId" = r.id AND s."pollLease" = r.lease`);
   }
 
   /** Gives back leases of boards not polled after all (decommissioned meanwhile, credentials refused, …). */
@@ -211,9 +214,9 @@ export class PollingRepository {
       return;
     }
     await this.prisma.execute(Prisma.sql`
-      UPDATE "Board" b SET "pollLeaseUntil" = NULL
+      UPDATE "BoardSchedule" s SET "pollLeaseUntil" = NULL
       FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS r(id uuid, lease int)
-      WHERE b."id" = r.id AND b."pollLease" = r.lease`);
+      WHERE s."boardId" = r.id AND s."pollLease" = r.lease`);
   }
 
   /** The boards of one batch with the last uptime seen: one query, whatever the batch size (by the primary key). */
@@ -222,8 +225,9 @@ export class PollingRepository {
       return [];
     }
     return this.prisma.rows<PollTarget>(Prisma.sql`
-      SELECT ${POLL_SQL}, r."uptimeSeconds" AS "lastUptimeSeconds"
-      FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
+      SELECT ${POLL_SQL}, COALESCE(s."aboutDue", true) AS "aboutDue", r."uptimeSeconds" AS "lastUptimeSeconds"
+      FROM "Board" b LEFT JOIN "BoardSchedule" s ON s."boardId" = b."id"
+        LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
       WHERE b."id" = ANY(${ids}::uuid[])`);
   }
 
@@ -292,7 +296,31 @@ export class PollingRepository {
     }
 
     await this.prisma.execute(Prisma.sql`
-      WITH board_rows AS (
+      WITH polls AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(
+          id uuid, lease int, lagging boolean, cv int, at timestamptz, ok boolean, state text, reason text,
+          failures int, next timestamptz, banned timestamptz, about boolean)
+      ),
+      -- The schedule first (the lease is checked and the row locked there), then the board: the order
+      -- BoardsRepository.update takes them in. Of the polls whose lease is still held, those to be written (same
+      -- credentials, not decommissioned, newer than the stored poll; checked again on the board's row below) set the
+      -- next slot and lane; every one gives the lease back.
+      held AS (
+        UPDATE "BoardSchedule" s SET
+          "nextPollAt" = CASE WHEN w.writes THEN COALESCE(r.next, s."nextPollAt") ELSE s."nextPollAt" END,
+          "aboutDue" = CASE WHEN w.writes THEN r.about ELSE s."aboutDue" END,
+          "pollLagging" = CASE WHEN w.writes THEN r.lagging ELSE s."pollLagging" END,
+          "pollHandedOff" = CASE WHEN w.writes THEN false ELSE s."pollHandedOff" END,
+          "pollLeaseUntil" = NULL
+        FROM polls r JOIN LATERAL (
+          SELECT b."credentialVersion" = r.cv AND b."decommissionedAt" IS NULL
+            AND (b."lastPolledAt" IS NULL OR b."lastPolledAt" < r.at) AS writes
+          FROM "Board" b WHERE b."id" = r.id
+        ) w ON true
+        WHERE s."boardId" = r.id AND s."pollLease" = r.lease
+        RETURNING s."boardId" AS id, w.writes
+      ),
+      board_rows AS (
         UPDATE "Board" b SET
           "lastPolledAt" = r.at,
           "lastSuccessAt" = CASE WHEN r.ok THEN GREATEST(r.at, b."lastSuccessAt") ELSE b."lastSuccessAt" END,
@@ -300,18 +328,10 @@ export class PollingRepository {
           "stateSince" = CASE WHEN b."state"::text <> r.state THEN r.at ELSE b."stateSince" END,
           "stateReason" = r.reason,
           "consecutiveFailures" = r.failures,
-          "nextPollAt" = COALESCE(r.next, b."nextPollAt"),
           "bannedUntil" = r.banned,
-          "aboutDue" = r.about,
-          "pollLagging" = r.lagging,
-          "pollHandedOff" = false,
-          "pollLeaseUntil" = NULL,
           "updatedAt" = now()
-        FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(
-          id uuid, lease int, lagging boolean, cv int, at timestamptz, ok boolean, state text, reason text,
-          failures int, next timestamptz, banned timestamptz, about boolean)
+        FROM polls r JOIN held h ON h.id = r.id AND h.writes
         WHERE b."id" = r.id AND b."credentialVersion" = r.cv AND b."decommissionedAt" IS NULL
-          AND b."pollLease" = r.lease
           AND (b."lastPolledAt" IS NULL OR b."lastPolledAt" < r.at)
         RETURNING b."id"
       ),
@@ -352,14 +372,6 @@ export class PollingRepository {
         FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(
           id uuid, at timestamptz, kind text, summary text, detail jsonb)
         JOIN board_rows w ON w."id" = r.id
-      ),
-      -- A result refused above (new credentials or address, decommissioned, an older poll) still gives back the
-      -- lease it ran under, if that is still the board's: otherwise the board waited for the lease to run out
-      -- (interval + 8 request timeouts) before anyone could poll it again.
-      released_rows AS (
-        UPDATE "Board" b SET "pollLeaseUntil" = NULL
-        FROM jsonb_to_recordset(${JSON.stringify(boards)}::jsonb) AS r(id uuid, lease int)
-        WHERE b."id" = r.id AND b."pollLease" = r.lease AND b."id" NOT IN (SELECT "id" FROM board_rows)
       )
       SELECT 1`);
   }
@@ -421,9 +433,9 @@ export class PollingRepository {
         JOIN "Board" b ON b."id" = r.id
       ),
       retry_rows AS (
-        UPDATE "Board" b SET "nextSlowPollAt" = LEAST(b."nextSlowPollAt", r.retry)
+        UPDATE "BoardSchedule" s SET "nextSlowPollAt" = LEAST(s."nextSlowPollAt", r.retry)
         FROM jsonb_to_recordset(${JSON.stringify(retries)}::jsonb) AS r(id uuid, retry timestamptz)
-        WHERE b."id" = r.id
+        WHERE s."boardId" = r.id
       )
       SELECT 1`);
   }

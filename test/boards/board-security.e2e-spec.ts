@@ -192,9 +192,12 @@ describe('board credentials and who may cause a login', () => {
       // (Twice: a poll already in flight at the first write would overwrite it with its own result.)
       for (const _ of [1, 2]) {
         await db.query(
-          `UPDATE "Board" SET "state" = 'banned', "bannedUntil" = now() + interval '1 hour',
-                  "nextPollAt" = now() + interval '1 hour', "nextSlowPollAt" = now() + interval '1 hour'
-           WHERE "id" = $1`,
+          `UPDATE "BoardSchedule" SET "nextPollAt" = now() + interval '1 hour', "nextSlowPollAt" = now() + interval '1 hour'
+           WHERE "boardId" = $1`,
+          [banned],
+        );
+        await db.query(
+          `UPDATE "Board" SET "state" = 'banned', "bannedUntil" = now() + interval '1 hour' WHERE "id" = $1`,
           [banned],
         );
         await new Promise((r) => setTimeout(r, 1500));

@@ -140,7 +140,8 @@ redis.describe('rows stored before normalisation', () => {
       `INSERT INTO "Board" ("id", "name", "baseUrl", "updatedAt") VALUES
          ('00000000-0000-4000-8000-000000000001', 'legacy-a', 'https://LOCALHOST:443/', now()),
          ('00000000-0000-4000-8000-000000000002', 'legacy-b', 'http://10.1.1.1:80', now()),
-         ('00000000-0000-4000-8000-000000000003', 'legacy-c', 'https://10.1.1.2:8443', now())`,
+         ('00000000-0000-4000-8000-000000000003', 'legacy-c', 'https://10.1.1.2:8443', now());
+       INSERT INTO "BoardSchedule" ("boardId") SELECT "id" FROM "Board"`,
     );
     const app = await startTestApp({ db, redisUrl: redis.url });
     try {

@@ -36,11 +36,13 @@ redis.describe('claiming due boards', () => {
 
   const makeDue = () =>
     sql.query(
-      `UPDATE "Board" SET "nextPollAt" = now() - interval '1 s', "nextSlowPollAt" = now() - interval '1 s' WHERE "id" = $1`,
+      `UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s', "nextSlowPollAt" = now() - interval '1 s'
+       WHERE "boardId" = $1`,
       [id],
     );
   const slowAt = async () =>
-    (await sql.query<{ at: Date }>(`SELECT "nextSlowPollAt" AS at FROM "Board" WHERE "id" = $1`, [id])).rows[0]!.at;
+    (await sql.query<{ at: Date }>(`SELECT "nextSlowPollAt" AS at FROM "BoardSchedule" WHERE "boardId" = $1`, [id]))
+      .rows[0]!.at;
 
   it('leaves the firmware reads due while the slow lane is behind, and claims them once it catches up', async () => {
     const repository = app.app.get(PollingRepository);
@@ -52,7 +54,7 @@ redis.describe('claiming due boards', () => {
     expect((await slowAt()).getTime()).toBeLessThanOrEqual(Date.now()); // still due
 
     await sql.query(
-      `UPDATE "Board" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "id" = $1`,
+      `UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "boardId" = $1`,
       [id],
     );
     const caughtUp = await repository.claimDue(CLAIM);
@@ -88,7 +90,7 @@ redis.describe('claiming due boards', () => {
       await sql.query<{ success: Date | null; lease: number; until: Date | null; state: string; events: number }>(
         `SELECT "lastSuccessAt" AS success, "pollLease" AS lease, "pollLeaseUntil" AS until, "state"::text AS state,
            (SELECT count(*)::int FROM "BoardEvent" e WHERE e."boardId" = b."id" AND e."kind" = 'state') AS events
-         FROM "Board" b WHERE "id" = $1`,
+         FROM "Board" b JOIN "BoardSchedule" s ON s."boardId" = b."id" WHERE "id" = $1`,
         [id],
       )
     ).rows[0]!;
@@ -96,16 +98,16 @@ redis.describe('claiming due boards', () => {
   it('does not claim a leased board, and writes only under the current lease and only forward in time', async () => {
     const repository = app.app.get(PollingRepository);
     await sql.query(
-      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`,
+      `UPDATE "BoardSchedule" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s' WHERE "boardId" = $1`,
       [id],
     );
     const [first] = (await repository.claimDue(CLAIM))!;
     expect(first).toMatchObject({ id });
     // Due again (a poll slower than its interval), but still leased: not claimed a second time.
-    await sql.query(`UPDATE "Board" SET "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`, [id]);
+    await sql.query(`UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s' WHERE "boardId" = $1`, [id]);
     expect(await repository.claimDue(CLAIM)).toEqual([]);
     // The lease ran out (a worker died): claimed again, with a new lease.
-    await sql.query(`UPDATE "Board" SET "pollLeaseUntil" = now() - interval '1 ms' WHERE "id" = $1`, [id]);
+    await sql.query(`UPDATE "BoardSchedule" SET "pollLeaseUntil" = now() - interval '1 ms' WHERE "boardId" = $1`, [id]);
     const [second] = (await repository.claimDue(CLAIM))!;
     expect(second!.lease).toBe(first!.lease + 1);
     const before = await row();
@@ -140,7 +142,7 @@ redis.describe('claiming due boards', () => {
       ]);
     const poll = async (polledAt: Date, tag: string) => {
       await sql.query(
-        `UPDATE "Board" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "id" = $1`,
+        `UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "boardId" = $1`,
         [id],
       );
       const [claim] = (await repository.claimDue(CLAIM))!;
@@ -165,7 +167,7 @@ redis.describe('claiming due boards', () => {
   it('gives back the lease of a result it refuses, so the board is not left unpolled until the lease runs out', async () => {
     const repository = app.app.get(PollingRepository);
     await sql.query(
-      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`,
+      `UPDATE "BoardSchedule" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s' WHERE "boardId" = $1`,
       [id],
     );
     const [claim] = (await repository.claimDue(CLAIM))!;
@@ -182,10 +184,10 @@ redis.describe('claiming due boards', () => {
     const repository = app.app.get(PollingRepository);
     // (The tests above wrote polls dated in the future: forget them, or this poll would be older and not written.)
     await sql.query(
-      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s', "lastPolledAt" = NULL,
-         "stateReason" = NULL WHERE "id" = $1`,
+      `UPDATE "BoardSchedule" SET "pollLeaseUntil" = NULL, "nextPollAt" = now() - interval '1 s' WHERE "boardId" = $1`,
       [id],
     );
+    await sql.query(`UPDATE "Board" SET "lastPolledAt" = NULL, "stateReason" = NULL WHERE "id" = $1`, [id]);
     const [inFlight] = (await repository.claimDue(CLAIM))!;
     expect(inFlight).toMatchObject({ id });
     const moved = await api('PATCH', `/api/v1/boards/${id}`, { base_url: 'http://127.0.0.1:10' });
@@ -200,8 +202,8 @@ redis.describe('claiming due boards', () => {
   it('hands a board whose fast poll ran over its budget to the lagging lane: due now, lease back, nothing else', async () => {
     const repository = app.app.get(PollingRepository);
     await sql.query(
-      `UPDATE "Board" SET "pollLeaseUntil" = NULL, "pollLagging" = false, "nextPollAt" = now() - interval '1 s'
-       WHERE "id" = $1`,
+      `UPDATE "BoardSchedule" SET "pollLeaseUntil" = NULL, "pollLagging" = false, "nextPollAt" = now() - interval '1 s'
+       WHERE "boardId" = $1`,
       [id],
     );
     const [claim] = (await repository.claimDue(CLAIM))!;
@@ -210,7 +212,7 @@ redis.describe('claiming due boards', () => {
       (
         await sql.query<{ lagging: boolean; due: boolean; until: Date | null; polled: Date | null }>(
           `SELECT "pollLagging" AS lagging, "nextPollAt" <= now() AS due, "pollLeaseUntil" AS until,
-             "lastPolledAt" AS polled FROM "Board" WHERE "id" = $1`,
+             "lastPolledAt" AS polled FROM "Board" b JOIN "BoardSchedule" s ON s."boardId" = b."id" WHERE "id" = $1`,
           [id],
         )
       ).rows[0]!;
@@ -232,7 +234,7 @@ redis.describe('claiming due boards', () => {
     await repository.applyPolls([
       { ...write(next!.lease, new Date(Date.now() + 240_000)), credentialVersion: rows[0]!.cv, lagging: true },
     ]);
-    await sql.query(`UPDATE "Board" SET "nextPollAt" = now() - interval '1 s' WHERE "id" = $1`, [id]);
+    await sql.query(`UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s' WHERE "boardId" = $1`, [id]);
     expect(await repository.claimDue({ ...CLAIM, includeLagging: false })).toEqual([]);
     const [again] = (await repository.claimDue(CLAIM))!;
     expect(again).toMatchObject({ id, lagging: true, handedOff: false });

@@ -139,7 +139,7 @@ redis.describe('polling a faulty rack with two workers', () => {
       // What the board went through, so a failure says why rather than only how stale.
       const board = await sql.query(
         `SELECT "name", "state", "stateReason", "consecutiveFailures", "lastPolledAt", "lastSuccessAt", "nextPollAt"
-         FROM "Board" WHERE "id" = $1`,
+         FROM "Board" b JOIN "BoardSchedule" s ON s."boardId" = b."id" WHERE "id" = $1`,
         [worstBoard],
       );
       const timeline = await sql.query(

@@ -65,8 +65,8 @@ redis.describe('a board handed to a lagging lane that is behind', () => {
       async () =>
         (
           await sql.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM "Board" WHERE "name" LIKE 'slow-%' AND "pollLagging"
-               AND "lastSuccessAt" IS NOT NULL`,
+            `SELECT count(*)::int AS n FROM "Board" b JOIN "BoardSchedule" s ON s."boardId" = b."id"
+             WHERE "name" LIKE 'slow-%' AND "pollLagging" AND "lastSuccessAt" IS NOT NULL`,
           )
         ).rows[0]!.n,
       (n) => n === SLOW,
@@ -76,16 +76,16 @@ redis.describe('a board handed to a lagging lane that is behind', () => {
     // A few intervals for the lagging lane's backlog to build up.
     await new Promise((r) => setTimeout(r, 4 * INTERVAL_S * 1000));
 
-    // The moment the fast lane hands the board over: it turns lagging without a poll of it being written.
+    // The moment the fast lane hands the board over: it turns lagging, handed off (no poll of it is written then).
     await sql.query(`
       CREATE TABLE handed_off (board uuid, at timestamptz);
       CREATE FUNCTION note_handed_off() RETURNS trigger AS $$
       BEGIN
-        INSERT INTO handed_off VALUES (NEW."id", clock_timestamp());
+        INSERT INTO handed_off VALUES (NEW."boardId", clock_timestamp());
         RETURN NEW;
       END $$ LANGUAGE plpgsql;
-      CREATE TRIGGER handed_off AFTER UPDATE ON "Board" FOR EACH ROW
-        WHEN (NEW."pollLagging" AND NOT OLD."pollLagging" AND NEW."lastPolledAt" IS NOT DISTINCT FROM OLD."lastPolledAt")
+      CREATE TRIGGER handed_off AFTER UPDATE ON "BoardSchedule" FOR EACH ROW
+        WHEN (NEW."pollLagging" AND NOT OLD."pollLagging" AND NEW."pollHandedOff")
         EXECUTE FUNCTION note_handed_off();`);
     // One slow answer to its next /health (twice the budget), then the board answers at once again.
     expect(
@@ -124,7 +124,8 @@ redis.describe('a board handed to a lagging lane that is behind', () => {
     expect(waitedS).toBeLessThanOrEqual(4 * INTERVAL_S);
     // And it is back in the fast lane.
     const { rows } = await sql.query<{ lagging: boolean; state: string }>(
-      `SELECT "pollLagging" AS lagging, "state"::text AS state FROM "Board" WHERE "id" = $1`,
+      `SELECT "pollLagging" AS lagging, "state"::text AS state
+       FROM "Board" b JOIN "BoardSchedule" s ON s."boardId" = b."id" WHERE "id" = $1`,
       [hiccup],
     );
     expect(rows[0]).toEqual({ lagging: false, state: 'online' });

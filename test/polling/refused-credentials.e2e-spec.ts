@@ -64,7 +64,8 @@ describe('a refusal whose poll lost its lease', () => {
     const first = (await repository.lease([id], 60)).get(id)!;
     // The lease runs out while the poll is slow, and the scheduler claims the board again.
     await sql.query(
-      `UPDATE "Board" SET "pollLease" = "pollLease" + 1, "pollLeaseUntil" = now() + interval '60 s' WHERE "id" = $1`,
+      `UPDATE "BoardSchedule" SET "pollLease" = "pollLease" + 1, "pollLeaseUntil" = now() + interval '60 s'
+       WHERE "boardId" = $1`,
       [id],
     );
     const second = first + 1;
