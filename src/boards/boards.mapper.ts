@@ -1,10 +1,11 @@
 import type { BoardWithReading, ShownBoard } from './boards.repository.js';
 import type { TBoard } from './boards.dto.js';
 
-// Rows carry Dates (copying each cost a list page of 100 boards 900 allocations); a driver that hands back text is
-// still read.
+// Rows carry Dates, or text a list had PostgreSQL format as `toISOString` would (BoardsRepository.list), which is
+// passed on as it is; other text (a driver that hands back its own format) is read and written again.
+const isIso = (d: string): boolean => d.length === 24 && d[10] === 'T' && d[23] === 'Z';
 const iso = (d: Date | string | null | undefined): string | null =>
-  d ? (d instanceof Date ? d : new Date(d)).toISOString() : null;
+  d ? (d instanceof Date ? d.toISOString() : isIso(d) ? d : new Date(d).toISOString()) : null;
 
 /** Board row → API shape. Credentials are described (kind, user, key id), never returned. */
 export function toBoardDto(b: ShownBoard, credentialUser: string | null = null): TBoard {

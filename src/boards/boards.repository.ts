@@ -44,12 +44,40 @@ const SHOWN_COLUMNS = [
   'createdAt',
   'updatedAt',
 ] as const satisfies ReadonlyArray<keyof Board>;
-/** A board as the API shows it: its columns and, from its schedule, when it is polled next. */
-export type ShownBoard = Pick<Board, (typeof SHOWN_COLUMNS)[number]> & { nextPollAt: Date | null };
+/** The shown columns that are timestamps: a list reads them as ISO 8601 text (`isoSql`). */
+const SHOWN_TIMESTAMPS = new Set<string>([
+  'stateSince',
+  'lastPolledAt',
+  'lastSuccessAt',
+  'bannedUntil',
+  'decommissionedAt',
+  'createdAt',
+  'updatedAt',
+] satisfies Array<(typeof SHOWN_COLUMNS)[number]>);
+
+/**
+ * A board as the API shows it: its columns and, from its schedule, when it is polled next. Timestamps are Dates, or
+ * ISO 8601 text (`…T…Z`, as `Date.toISOString` writes it) where a list read them.
+ */
+export type ShownBoard = {
+  [K in (typeof SHOWN_COLUMNS)[number]]: Board[K] extends Date
+    ? Date | string
+    : Board[K] extends Date | null
+      ? Date | string | null
+      : Board[K];
+} & { nextPollAt: Date | string | null };
+
+/**
+ * A timestamptz as the API writes it, formatted by PostgreSQL: a page of 100 boards has 800 timestamps, and parsing
+ * each into a Date and formatting it again was a quarter of the api process's CPU for a list (docs/benchmarks.md).
+ */
+const isoSql = (expression: string): string =>
+  `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const SHOWN_SQL = Prisma.raw(
   [
-    ...SHOWN_COLUMNS.map((c) => `b."${c}"`),
-    `(SELECT s."nextPollAt" FROM "BoardSchedule" s WHERE s."boardId" = b."id") AS "nextPollAt"`,
+    ...SHOWN_COLUMNS.map((c) => (SHOWN_TIMESTAMPS.has(c) ? `${isoSql(`b."${c}"`)} AS "${c}"` : `b."${c}"`)),
+    `${isoSql(`(SELECT s."nextPollAt" FROM "BoardSchedule" s WHERE s."boardId" = b."id")`)} AS "nextPollAt"`,
   ].join(', '),
 );
 export type BoardWithReading = Board & { reading: BoardReading | null; nextPollAt: Date | null };

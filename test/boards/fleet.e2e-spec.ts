@@ -314,6 +314,13 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     expect((await api('GET', '/api/v1/boards?limit=500')).body.items.some((b: { id: string }) => b.id === id)).toBe(
       false,
     );
+    // A board no longer polled stands still: a list shows it exactly as its own page does, timestamps included (the
+    // list has PostgreSQL write them; the page formats the Dates it reads).
+    const { latest: _latest, ...detail } = (await api('GET', `/api/v1/boards/${id}`)).body;
+    const listed = (await api('GET', '/api/v1/boards?limit=500&state=decommissioned')).body.items;
+    // (Except the credentials' user name: a list does not unseal every board's credentials to show it.)
+    expect(listed).toEqual([{ ...detail, credentials: { ...detail.credentials, username: null } }]);
+    expect(detail.last_polled_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect((await api('GET', `/api/v1/boards/${id}/timeline`)).body.items.length).toBeGreaterThan(0);
     expect((await api('POST', `/api/v1/boards/${id}/nodes/1/actions`, { action: 'reset' })).status).toBe(409);
     expect((await api('DELETE', `/api/v1/boards/${id}`)).status).toBe(204);
