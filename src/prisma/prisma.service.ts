@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import { guardedPgClient } from '../db/pg-client.js';
-import { migrateDeploy, pgMigrationFactory } from '../db/schema-engine.js';
+import { migrateDeployOnThread } from '../db/migrate-thread.js';
 import { PrismaClient, type Prisma } from '../generated/prisma/client.js';
 import { forgetDebugHistory } from './debug-history.js';
 
@@ -61,9 +61,10 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
   }
 
   async onModuleInit(): Promise<void> {
-    // Embedded mode always migrates (nobody else will); a server database only when DB_AUTO_MIGRATE is on.
+    // Embedded mode always migrates (nobody else will); a server database only when DB_AUTO_MIGRATE is on. On a
+    // thread of its own, so the schema engine's WASM does not stay in this process (src/db/migrate-thread.ts).
     if (this.config.database.autoMigrate) {
-      const applied = await migrateDeploy(pgMigrationFactory(this.config.databaseUrl));
+      const applied = await migrateDeployOnThread(this.config.databaseUrl);
       if (applied.length) {
         this.logger.log(`Applied migrations: ${applied.join(', ')}`);
       }
