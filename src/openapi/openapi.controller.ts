@@ -9,7 +9,9 @@ import { OpenApiService } from './openapi.service.js';
 
 @Controller('api')
 export class OpenApiController {
-  private readonly files = docsFiles();
+  // Read on the first request for them, not at boot: Swagger UI is 1.9 MB that every process (api and worker) held
+  // in memory although few ever open /api/docs (docs/benchmarks.md, the idle api process).
+  private files: ReturnType<typeof docsFiles> | undefined;
 
   constructor(private readonly openapi: OpenApiService) {}
 
@@ -47,6 +49,7 @@ export class OpenApiController {
   @Public()
   @ApiDoc({ summary: "The API reference's scripts and styles", tags: ['meta'], hidden: true })
   docsFile(@Param('file') name: string, @Res() reply: FastifyReply): void {
+    this.files ??= docsFiles();
     const file = this.files.get(name);
     if (!file) {
       throw new ProblemException(404, `no API reference file ${name}`);
