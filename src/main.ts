@@ -9,7 +9,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { configureHttpApp, createFastifyAdapter, stopAccepting } from './common/http-setup.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.service.js';
 import { setHeapGrowth } from './config/heap-growth.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.js';
+import type { EmbeddedPostgres } from './db/embedded-postgres.js';
 import { AppLogger } from './logging/logging.module.js';
 
 function readConfig(): AppConfig {
@@ -34,6 +34,8 @@ async function bootstrap(): Promise<void> {
   const startup: string[] = [];
   let embedded: EmbeddedPostgres | undefined;
   if (config.database.embedded) {
+    // Imported only here: PGlite and pglite-socket are ~1 MiB of heap that a process on a PostgreSQL server never uses.
+    const { startEmbeddedPostgres } = await import('./db/embedded-postgres.js');
     embedded = await startEmbeddedPostgres(config.database.embeddedDir);
     config = { ...config, database: { ...config.database, url: embedded.url } };
     startup.push(
