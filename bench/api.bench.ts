@@ -176,10 +176,23 @@ it(`serves the read paths with ${BOARDS} boards polled every ${INTERVAL} s`, asy
 
     const polls = async () =>
       counter((await apiClient(worker.url)('GET', '/metrics')).body as string, 'tpfleet_board_polls_total');
+    // How polling writes the board's row: a HOT update stays on its page and adds no index entries, which a list page
+    // would otherwise read through until vacuum (prisma/schema/boards.prisma, BoardSchedule).
+    const updates = async () =>
+      new Map(
+        (
+          await sql.query<{ table: string; updates: number; hot: number }>(
+            `SELECT relname AS table, n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot
+             FROM pg_stat_user_tables WHERE relname IN ('Board', 'BoardSchedule') ORDER BY relname`,
+          )
+        ).rows.map((r) => [r.table, r] as const),
+      );
     const polls0 = await polls();
+    const updates0 = await updates();
     const t0 = performance.now();
     const running = await measure();
     const pollRate = ((await polls()) - polls0) / ((performance.now() - t0) / 1000);
+    const updates1 = await updates();
     let idle: RouteRow[] | undefined;
     if (IDLE_PHASE) {
       await fleet.splice(1, 1)[0]!.stop();
@@ -190,6 +203,13 @@ it(`serves the read paths with ${BOARDS} boards polled every ${INTERVAL} s`, asy
     const f = (n: number, d = 1) => n.toFixed(d);
     lines.push(
       `${BOARDS} boards, ${SECONDS} s per route and client count; polling ran at ${f(pollRate)} polls/s (target ${f(BOARDS / INTERVAL)}) during the first phase.`,
+      `Row updates in that phase (HOT: on the row's page, no new index entries): ${[...updates1.values()]
+        .map((u) => {
+          const n = u.updates - (updates0.get(u.table)?.updates ?? 0);
+          const hot = u.hot - (updates0.get(u.table)?.hot ?? 0);
+          return `${u.table} ${n} (${f(n ? (100 * hot) / n : 0, 0)} % HOT)`;
+        })
+        .join(', ')}.`,
       '',
       `| route | clients | requests/s | p50 | p99 | max | api CPU ms per request | machine busy |${idle ? ' polling stopped: p50 / p99 |' : ''}`,
       `|---|---|---|---|---|---|---|---|${idle ? '---|' : ''}`,
