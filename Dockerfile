@@ -24,7 +24,8 @@ FROM node:26-bookworm-slim
 # Two glibc malloc arenas instead of one per thread: V8's compiler and GC threads and libuv's pool each kept an arena
 # of freed memory (~25 MiB of the idle API process; docs/benchmarks.md).
 # A young generation of 2 × 16 MiB instead of Node 26's 2 × 32 MiB: the worker at 10,000 boards stays under 300 MiB
-# for a few more scavenges (docs/benchmarks.md, issue 19). Kept in step with test/support/fleet-process.ts.
+# for a few more scavenges (docs/benchmarks.md, issue 19); docker-compose.yml gives the api role 2 × 8 MiB. Kept in
+# step with test/support/fleet-process.ts.
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 MALLOC_ARENA_MAX=2 NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -25,7 +25,7 @@ Object.assign(process.env, {
   PORT: String(port),
   LOG_LEVEL: 'warn',
   MALLOC_ARENA_MAX: '2', // as the production image sets them (Dockerfile)
-  NODE_OPTIONS: '--max-semi-space-size=16',
+  NODE_OPTIONS: '--max-semi-space-size=8', // the api role's (docker-compose.yml)
   DATABASE_URL: dbUrl.href,
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   QUEUE_PREFIX: database,
@@ -45,8 +45,8 @@ try {
   await waitForOk(`${url}/healthz`, api, { timeoutMs: 60_000, intervalMs: 200 });
   await sleep(15_000);
   note('idle, no boards (15 s after start)');
-  // The young generation and glibc's heap keep what boot left until the first scavenge after it, which an idle
-  // process reaches some 30 s in: the settled figure as well as the early one.
+  // Whether the idle process gives back by itself what boot left in its young generation and glibc's heap (an idle
+  // process allocates next to nothing, so no scavenge comes to shrink it).
   await sleep(45_000);
   note('idle, no boards (60 s after start)');
   for (let i = 0; i < BOARDS; i += 1000) {

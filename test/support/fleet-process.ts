@@ -112,8 +112,15 @@ export function fleetEnv(db: TestDatabase, redisUrl: string, settings: Record<st
   };
 }
 
-/** The image's NODE_OPTIONS (Dockerfile): a young generation of 2 × 16 MiB (Node 26's default is 2 × 32 MiB). */
-export const PRODUCTION_NODE_OPTIONS = '--max-semi-space-size=16';
+/**
+ * NODE_OPTIONS as production runs each role: the image's young generation of 2 × 16 MiB (Dockerfile; Node 26's default
+ * is 2 × 32 MiB), and 2 × 8 MiB for the api (docker-compose.yml).
+ */
+export const PRODUCTION_NODE_OPTIONS: Record<FleetProcess['role'], string> = {
+  api: '--max-semi-space-size=8',
+  worker: '--max-semi-space-size=16',
+  all: '--max-semi-space-size=16',
+};
 
 export async function startFleetProcess(
   role: FleetProcess['role'],
@@ -129,7 +136,7 @@ export async function startFleetProcess(
       PORT: String(port),
       LOG_LEVEL: 'warn',
       MALLOC_ARENA_MAX: '2',
-      NODE_OPTIONS: PRODUCTION_NODE_OPTIONS,
+      NODE_OPTIONS: PRODUCTION_NODE_OPTIONS[role],
       ...env,
       // errorLines() reads levels from JSON lines.
       LOG_FORMAT: 'json',
