@@ -13,54 +13,46 @@ export type BoardRow = Board;
 
 /**
  * The columns a board's API shape shows (`toBoardDto`): lists read only these, not the sealed credentials or the
- * poller's bookkeeping (a page of 100 boards is decoded on every console refresh).
+ * poller's bookkeeping (a page of 100 boards is decoded on every console refresh). Timestamps a list reads as ISO 8601
+ * text (`isoSql`).
  */
-const SHOWN_COLUMNS = [
-  'id',
-  'name',
-  'baseUrl',
-  'labels',
-  'rack',
-  'slot',
-  'notes',
-  'credentialKind',
-  'credentialKeyId',
-  'tlsFingerprint',
-  'pollIntervalSeconds',
-  'dialect',
-  'model',
-  'serial',
-  'daemonVersion',
-  'firmwareVersion',
-  'capabilities',
-  'state',
-  'stateSince',
-  'stateReason',
-  'consecutiveFailures',
-  'lastPolledAt',
-  'lastSuccessAt',
-  'bannedUntil',
-  'decommissionedAt',
-  'createdAt',
-  'updatedAt',
-] as const satisfies ReadonlyArray<keyof Board>;
-/** The shown columns that are timestamps: a list reads them as ISO 8601 text (`isoSql`). */
-const SHOWN_TIMESTAMPS = new Set<string>([
-  'stateSince',
-  'lastPolledAt',
-  'lastSuccessAt',
-  'bannedUntil',
-  'decommissionedAt',
-  'createdAt',
-  'updatedAt',
-] satisfies Array<(typeof SHOWN_COLUMNS)[number]>);
+const SHOWN = {
+  id: 'value',
+  name: 'value',
+  baseUrl: 'value',
+  labels: 'value',
+  rack: 'value',
+  slot: 'value',
+  notes: 'value',
+  credentialKind: 'value',
+  credentialKeyId: 'value',
+  tlsFingerprint: 'value',
+  pollIntervalSeconds: 'value',
+  dialect: 'value',
+  model: 'value',
+  serial: 'value',
+  daemonVersion: 'value',
+  firmwareVersion: 'value',
+  capabilities: 'value',
+  state: 'value',
+  stateSince: 'timestamp',
+  stateReason: 'value',
+  consecutiveFailures: 'value',
+  lastPolledAt: 'timestamp',
+  lastSuccessAt: 'timestamp',
+  bannedUntil: 'timestamp',
+  decommissionedAt: 'timestamp',
+  createdAt: 'timestamp',
+  updatedAt: 'timestamp',
+} as const satisfies Partial<Record<keyof Board, 'value' | 'timestamp'>>;
+type ShownColumn = keyof typeof SHOWN;
 
 /**
  * A board as the API shows it: its columns and, from its schedule, when it is polled next. Timestamps are Dates, or
  * ISO 8601 text (`…T…Z`, as `Date.toISOString` writes it) where a list read them.
  */
 export type ShownBoard = {
-  [K in (typeof SHOWN_COLUMNS)[number]]: Board[K] extends Date
+  [K in ShownColumn]: Board[K] extends Date
     ? Date | string
     : Board[K] extends Date | null
       ? Date | string | null
@@ -76,7 +68,9 @@ const isoSql = (expression: string): string =>
 
 const SHOWN_SQL = Prisma.raw(
   [
-    ...SHOWN_COLUMNS.map((c) => (SHOWN_TIMESTAMPS.has(c) ? `${isoSql(`b."${c}"`)} AS "${c}"` : `b."${c}"`)),
+    ...Object.entries(SHOWN).map(([c, kind]) =>
+      kind === 'timestamp' ? `${isoSql(`b."${c}"`)} AS "${c}"` : `b."${c}"`,
+    ),
     `${isoSql(`(SELECT s."nextPollAt" FROM "BoardSchedule" s WHERE s."boardId" = b."id")`)} AS "nextPollAt"`,
   ].join(', '),
 );
