@@ -246,30 +246,33 @@ export class BoardsRepository {
   }
 
   /**
-   * The schedule first, then the board's row: the order a poll's write takes them in (PollingRepository.applyPolls),
-   * so the two never wait on each other's locks.
+   * A change of the schedule too is one transaction, the schedule first, then the board's row: the order a poll's
+   * write takes them in (PollingRepository.applyPolls), so the two never wait on each other's locks.
    */
   async update(id: string, patch: BoardPatch): Promise<Board> {
     const { bumpCredentialVersion, labels, schedule, ...rest } = patch;
+    const updateBoard = (client: Prisma.TransactionClient) =>
+      client.board.update({
+        where: { id },
+        data: {
+          ...rest,
+          ...(labels !== undefined ? { labels } : {}),
+          ...(bumpCredentialVersion ? { credentialVersion: { increment: 1 } } : {}),
+        },
+      });
     try {
+      if (!schedule && !bumpCredentialVersion) {
+        return await updateBoard(this.prisma);
+      }
       return await this.prisma.$transaction(async (tx) => {
-        if (schedule || bumpCredentialVersion) {
-          await tx.boardSchedule.update({
-            where: { boardId: id },
-            data: {
-              ...schedule,
-              ...(bumpCredentialVersion ? { pollLease: { increment: 1 }, pollLeaseUntil: null } : {}),
-            },
-          });
-        }
-        return tx.board.update({
-          where: { id },
+        await tx.boardSchedule.update({
+          where: { boardId: id },
           data: {
-            ...rest,
-            ...(labels !== undefined ? { labels } : {}),
-            ...(bumpCredentialVersion ? { credentialVersion: { increment: 1 } } : {}),
+            ...schedule,
+            ...(bumpCredentialVersion ? { pollLease: { increment: 1 }, pollLeaseUntil: null } : {}),
           },
         });
+        return updateBoard(tx);
       });
     } catch (err) {
       throw await this.conflictOf(err, [{ name: patch.name, baseUrl: patch.baseUrl }], id);
