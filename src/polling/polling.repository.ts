@@ -225,8 +225,8 @@ export class PollingRepository {
       return [];
     }
     return this.prisma.rows<PollTarget>(Prisma.sql`
-      SELECT ${POLL_SQL}, COALESCE(s."aboutDue", true) AS "aboutDue", r."uptimeSeconds" AS "lastUptimeSeconds"
-      FROM "Board" b LEFT JOIN "BoardSchedule" s ON s."boardId" = b."id"
+      SELECT ${POLL_SQL}, s."aboutDue", r."uptimeSeconds" AS "lastUptimeSeconds"
+      FROM "Board" b JOIN "BoardSchedule" s ON s."boardId" = b."id"
         LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
       WHERE b."id" = ANY(${ids}::uuid[])`);
   }
