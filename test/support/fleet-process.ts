@@ -129,7 +129,7 @@ export async function startFleetProcess(
 ): Promise<FleetProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join('dist', 'src', 'main.js'), '--role', role], {
-    // MALLOC_ARENA_MAX and NODE_OPTIONS as the production image sets them (Dockerfile).
+    // MALLOC_ARENA_MAX and NODE_OPTIONS as production sets them (Dockerfile, docker-compose.yml).
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
