@@ -171,6 +171,13 @@ export const ZBoardListQuerySchema = z.strictObject({
     .default('name')
     .describe('Sort field; prefix with - for descending'),
   include_decommissioned: z.enum(['true', 'false', '1', '0']).optional(),
+  include: z
+    .enum(['capabilities'])
+    .optional()
+    .describe(
+      "`capabilities`: give each item the board's capabilities (its operation ids), as a board's own page does. " +
+        'Left out of a list otherwise: they are half of a page, and follow from `dialect` and `daemon_version`',
+    ),
 });
 export type TBoardListQuery = z.infer<typeof ZBoardListQuerySchema>;
 
@@ -232,8 +239,15 @@ export const ZBoardDetailSchema = ZBoardSchema.extend({
   }),
 }).meta({ id: 'BoardDetail' });
 
+/** A board in a list: without its capabilities unless asked for (`include=capabilities`). */
+export const ZBoardListItemSchema = ZBoardSchema.extend({
+  capabilities: z.unknown().nullable().optional().describe('only with `include=capabilities`'),
+}).meta({ id: 'BoardListItem' });
+
+export type TBoardListItem = z.infer<typeof ZBoardListItemSchema>;
+
 export const ZBoardPageSchema = z
-  .object({ items: z.array(ZBoardSchema), next_cursor: z.string().nullable() })
+  .object({ items: z.array(ZBoardListItemSchema), next_cursor: z.string().nullable() })
   .meta({ id: 'BoardPage' });
 
 export const ZThermalHistoryQuerySchema = z.strictObject({

@@ -1,5 +1,5 @@
-import type { BoardWithReading, ShownBoard } from './boards.repository.js';
-import type { TBoard } from './boards.dto.js';
+import type { BoardWithReading, ListedBoard, ShownBoard } from './boards.repository.js';
+import type { TBoard, TBoardListItem } from './boards.dto.js';
 
 // Rows carry Dates, or text a list had PostgreSQL format as `toISOString` would (BoardsRepository.list), which is
 // passed on as it is; other text (a driver that hands back its own format) is read and written again.
@@ -9,6 +9,18 @@ const iso = (d: Date | string | null | undefined): string | null =>
 
 /** Board row → API shape. Credentials are described (kind, user, key id), never returned. */
 export function toBoardDto(b: ShownBoard, credentialUser: string | null = null): TBoard {
+  return shape(b, credentialUser, b.capabilities ?? null);
+}
+
+/**
+ * A list's row → list item: without the credentials' user name (a list does not unseal every board's credentials),
+ * and without capabilities when the row was read without them (JSON leaves out a field whose value is undefined).
+ */
+export function toBoardListItem(b: ListedBoard): TBoardListItem {
+  return shape(b, null, b.capabilities);
+}
+
+function shape<C>(b: ListedBoard, credentialUser: string | null, capabilities: C) {
   return {
     id: b.id,
     name: b.name,
@@ -27,7 +39,7 @@ export function toBoardDto(b: ShownBoard, credentialUser: string | null = null):
     serial: b.serial,
     daemon_version: b.daemonVersion,
     firmware_version: b.firmwareVersion,
-    capabilities: b.capabilities ?? null,
+    capabilities,
     state: b.state,
     state_since: iso(b.stateSince)!,
     state_reason: b.stateReason,

@@ -14,7 +14,7 @@ export type BoardRow = Board;
 /**
  * The columns a board's API shape shows (`toBoardDto`): lists read only these, not the sealed credentials or the
  * poller's bookkeeping (a page of 100 boards is decoded on every console refresh). Timestamps a list reads as ISO 8601
- * text (`isoSql`).
+ * text (`isoSql`). `capabilities` only when the list asks for them (`list(…, withCapabilities)`).
  */
 const SHOWN = {
   id: 'value',
@@ -59,6 +59,9 @@ export type ShownBoard = {
       : Board[K];
 } & { nextPollAt: Date | string | null };
 
+/** A row of a list: its capabilities only when asked for. */
+export type ListedBoard = Omit<ShownBoard, 'capabilities'> & { capabilities?: Board['capabilities'] };
+
 /**
  * A timestamptz as the API writes it, formatted by PostgreSQL: a page of 100 boards has 800 timestamps, and parsing
  * each into a Date and formatting it again was a quarter of the api process's CPU for a list (docs/benchmarks.md).
@@ -66,14 +69,16 @@ export type ShownBoard = {
 const isoSql = (expression: string): string =>
   `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const SHOWN_SQL = Prisma.raw(
-  [
-    ...Object.entries(SHOWN).map(([c, kind]) =>
-      kind === 'timestamp' ? `${isoSql(`b."${c}"`)} AS "${c}"` : `b."${c}"`,
-    ),
-    `${isoSql(`(SELECT s."nextPollAt" FROM "BoardSchedule" s WHERE s."boardId" = b."id")`)} AS "nextPollAt"`,
-  ].join(', '),
-);
+const shownSql = (withCapabilities: boolean) =>
+  Prisma.raw(
+    [
+      ...Object.entries(SHOWN)
+        .filter(([c]) => withCapabilities || c !== 'capabilities')
+        .map(([c, kind]) => (kind === 'timestamp' ? `${isoSql(`b."${c}"`)} AS "${c}"` : `b."${c}"`)),
+      `${isoSql(`(SELECT s."nextPollAt" FROM "BoardSchedule" s WHERE s."boardId" = b."id")`)} AS "nextPollAt"`,
+    ].join(', '),
+  );
+const SHOWN_SQL = { withCapabilities: shownSql(true), withoutCapabilities: shownSql(false) };
 export type BoardWithReading = Board & { reading: BoardReading | null; nextPollAt: Date | null };
 
 /** What the poll schedule of a board (BoardSchedule) can be told from outside the poller. */
@@ -336,7 +341,8 @@ export class BoardsRepository {
     sort: { field: BoardSortField; descending: boolean },
     after: CursorPosition | undefined,
     take: number,
-  ): Promise<ShownBoard[]> {
+    withCapabilities = false,
+  ): Promise<ListedBoard[]> {
     const column = SORT_COLUMNS[sort.field];
     const dir = sort.descending ? Prisma.sql`DESC` : Prisma.sql`ASC`;
     const where = whereSql(filter);
@@ -351,8 +357,10 @@ export class BoardsRepository {
     }
     // On the pool itself (PrismaService.rows): a page of 100 boards is read on every console refresh, and
     // $queryRaw's decoding of its 2,800 cells cost more CPU than the statement's round trip.
-    return this.prisma.rows<ShownBoard>(Prisma.sql`
-      SELECT ${SHOWN_SQL} FROM "Board" b ${where} ${keyset}
+    // Capabilities only when asked for: 50 operation ids a board, half of a page's bytes.
+    const columns = withCapabilities ? SHOWN_SQL.withCapabilities : SHOWN_SQL.withoutCapabilities;
+    return this.prisma.rows<ListedBoard>(Prisma.sql`
+      SELECT ${columns} FROM "Board" b ${where} ${keyset}
       ORDER BY ${column} ${dir}, "id"::text ${dir}
       LIMIT ${take}`);
   }

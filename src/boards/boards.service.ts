@@ -12,20 +12,21 @@ import { BoardClientsService } from './board-clients.service.js';
 import type {
   TBoard,
   TBoardCreate,
+  TBoardListItem,
   TBoardListQuery,
   TBoardScan,
   TBoardUpdate,
   TCredentialsInput,
 } from './boards.dto.js';
-import { toBoardDetailDto, toBoardDto } from './boards.mapper.js';
+import { toBoardDetailDto, toBoardDto, toBoardListItem } from './boards.mapper.js';
 import {
   type Board,
   BoardConflictError,
   type BoardPatch,
   type BoardSortField,
   BoardsRepository,
+  type ListedBoard,
   type NewBoard,
-  type ShownBoard,
 } from './boards.repository.js';
 import { nodeActionJob } from './node-actions.jobs.js';
 import { NodeActionsRepository } from './node-actions.repository.js';
@@ -123,7 +124,7 @@ export class BoardsService implements OnApplicationBootstrap {
     return board;
   }
 
-  async list(query: TBoardListQuery): Promise<Page<TBoard>> {
+  async list(query: TBoardListQuery): Promise<Page<TBoardListItem>> {
     const descending = query.sort.startsWith('-');
     const field = (descending ? query.sort.slice(1) : query.sort) as BoardSortField;
     const rows = await this.boards.list(
@@ -138,17 +139,18 @@ export class BoardsService implements OnApplicationBootstrap {
       { field, descending },
       decodeCursor(query.cursor),
       query.limit + 1,
+      query.include === 'capabilities',
     );
     const items = rows.slice(0, query.limit);
     const last = items.at(-1);
-    const sortValue = (b: ShownBoard): string =>
+    const sortValue = (b: ListedBoard): string =>
       field === 'name'
         ? b.name
         : field === 'state'
           ? b.state
           : new Date(field === 'created_at' ? b.createdAt : b.updatedAt).toISOString();
     return {
-      items: items.map((b) => toBoardDto(b)),
+      items: items.map(toBoardListItem),
       next_cursor: rows.length > query.limit && last ? encodeCursor({ sort: sortValue(last), id: last.id }) : null,
     };
   }

@@ -317,9 +317,19 @@ redis.describe('fleet manager against a rack of simulated boards', () => {
     // A board no longer polled stands still: a list shows it exactly as its own page does, timestamps included (the
     // list has PostgreSQL write them; the page formats the Dates it reads).
     const { latest: _latest, ...detail } = (await api('GET', `/api/v1/boards/${id}`)).body;
-    const listed = (await api('GET', '/api/v1/boards?limit=500&state=decommissioned')).body.items;
+    const listed = (await api('GET', '/api/v1/boards?limit=500&state=decommissioned&include=capabilities')).body.items;
     // (Except the credentials' user name: a list does not unseal every board's credentials to show it.)
     expect(listed).toEqual([{ ...detail, credentials: { ...detail.credentials, username: null } }]);
+    // Capabilities only when asked for (half of a page); everything else as before.
+    expect(detail.capabilities).toEqual(expect.arrayContaining(['getHealth']));
+    const { capabilities: _capabilities, ...withoutCapabilities } = listed[0];
+    expect((await api('GET', '/api/v1/boards?limit=500&state=decommissioned')).body.items).toEqual([
+      withoutCapabilities,
+    ]);
+    expect((await api('GET', '/api/v1/boards?include=latest')).body).toMatchObject({
+      status: 400,
+      detail: expect.stringContaining('include'),
+    });
     expect(detail.last_polled_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect((await api('GET', `/api/v1/boards/${id}/timeline`)).body.items.length).toBeGreaterThan(0);
     expect((await api('POST', `/api/v1/boards/${id}/nodes/1/actions`, { action: 'reset' })).status).toBe(409);

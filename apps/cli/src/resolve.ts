@@ -3,7 +3,8 @@ import type { FleetSchemas } from '@tpfleet/fleet-api';
 import { CliError, UsageError } from './errors.js';
 import type { Runtime } from './runtime.js';
 
-export type Board = FleetSchemas['Board'];
+/** A board as a list gives it (a board's own page has more: its capabilities and latest readings). */
+export type Board = FleetSchemas['BoardListItem'];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1360,8 +1360,50 @@ export interface components {
       tls_fingerprint: string | null;
       updated_at: string;
     };
+    BoardListItem: {
+      banned_until: string | null;
+      base_url: string;
+      /** @description only with `include=capabilities` */
+      capabilities?: unknown;
+      consecutive_failures: number;
+      created_at: string;
+      /** @description What kind of credential is stored (never the secret) */
+      credentials: {
+        key_id: string | null;
+        /** @enum {string} */
+        kind: 'password' | 'token';
+        username: string | null;
+      } | null;
+      daemon_version: string | null;
+      decommissioned_at: string | null;
+      /** @enum {string|null} */
+      dialect: 'agent' | 'fork' | 'upstream' | null;
+      firmware_version: string | null;
+      /** Format: uuid */
+      id: string;
+      labels: {
+        [key: string]: string;
+      };
+      last_polled_at: string | null;
+      last_success_at: string | null;
+      model: string | null;
+      name: string;
+      next_poll_at: string;
+      notes: string | null;
+      poll_interval_seconds: number | null;
+      rack: string | null;
+      serial: string | null;
+      slot: number | null;
+      /** @enum {string} */
+      state: 'unknown' | 'online' | 'degraded' | 'unreachable' | 'credentials_invalid' | 'banned' | 'decommissioned';
+      state_reason: string | null;
+      state_since: string;
+      /** @description SHA-256 of the TLS certificate pinned on first contact; null: not seen yet, or plain HTTP */
+      tls_fingerprint: string | null;
+      updated_at: string;
+    };
     BoardPage: {
-      items: components['schemas']['Board'][];
+      items: components['schemas']['BoardListItem'][];
       next_cursor: string | null;
     };
     BoardScanIn: {
@@ -3941,6 +3983,8 @@ export interface operations {
         /** @description `next_cursor` of the previous page */
         cursor?: string;
         dialect?: 'agent' | 'fork' | 'upstream';
+        /** @description `capabilities`: give each item the board's capabilities (its operation ids), as a board's own page does. Left out of a list otherwise: they are half of a page, and follow from `dialect` and `daemon_version` */
+        include?: 'capabilities';
         include_decommissioned?: '0' | '1' | 'true' | 'false';
         /** @description page size */
         limit?: number;
