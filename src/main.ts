@@ -9,6 +9,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { configureHttpApp, createFastifyAdapter, stopAccepting } from './common/http-setup.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.service.js';
 import { setHeapGrowth } from './config/heap-growth.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 import type { EmbeddedPostgres } from './db/embedded-postgres.js';
 import { AppLogger } from './logging/logging.module.js';
 
@@ -88,6 +89,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((err: unknown) => {
-  console.error(err);
+  // A refusal people act on is its message; anything else, the whole error.
+  console.error(err instanceof DataDirInUseError ? err.message : err);
   process.exit(1);
 });

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { lockDataDir } from './data-dir-lock.js';
 import { PGliteSessionQueue } from './pglite-session-queue.js';
 
 export interface EmbeddedPostgres {
@@ -12,9 +13,20 @@ export interface EmbeddedPostgres {
 }
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  let release = () => {};
   if (!dataDir.includes('://')) {
     mkdirSync(dataDir, { recursive: true }); // PGlite does not create parent directories
+    release = lockDataDir(dataDir);
   }
+  try {
+    return await serve(dataDir, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function serve(dataDir: string, release: () => void): Promise<EmbeddedPostgres> {
   const db = new PGlite(dataDir);
   // pglite-socket ignores per-connection startup options (BullMQ pins search_path that way) and all clients share
   // PGlite's single session: set it once, public FIRST so Prisma's unqualified migration DDL lands in public.
@@ -41,6 +53,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       stopped = true;
       await server.stop();
       await db.close(); // a clean close: the next start needs no crash recovery
+      release();
     },
   };
 }

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { databaseConfigFromEnv } from '../config/config.service.js';
+import { lockDataDir } from './data-dir-lock.js';
 import {
   defaultPaths,
   migrateDeploy,
@@ -22,10 +23,12 @@ async function factoryFor(db: ReturnType<typeof databaseConfigFromEnv>) {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PrismaPGlite } = await import('pglite-prisma-adapter');
   mkdirSync(db.embeddedDir, { recursive: true }); // PGlite does not create parent directories
+  const release = lockDataDir(db.embeddedDir); // not beside a fleet manager using it (data-dir-lock.ts)
   const pglite = new PGlite(db.embeddedDir);
   // pglite-prisma-adapter pins its own copy of @prisma/driver-adapter-utils: same shape, different nominal type.
   const factory = new PrismaPGlite(pglite) as unknown as SqlMigrationAwareDriverAdapterFactory;
-  return { factory, where: `embedded PGlite (${db.embeddedDir})`, close: () => pglite.close() };
+  const close = () => pglite.close().finally(release);
+  return { factory, where: `embedded PGlite (${db.embeddedDir})`, close };
 }
 
 async function main(argv: string[]): Promise<number> {
