@@ -51,9 +51,12 @@ async function serve(dataDir: string, release: () => void): Promise<EmbeddedPost
         return;
       }
       stopped = true;
-      await server.stop();
-      await db.close(); // a clean close: the next start needs no crash recovery
-      release();
+      try {
+        await server.stop();
+        await db.close(); // a clean close: the next start needs no crash recovery
+      } finally {
+        release();
+      }
     },
   };
 }
