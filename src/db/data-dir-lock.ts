@@ -1,10 +1,10 @@
 // One process at a time in the embedded database's directory. PGlite takes no lock of its own: two processes on one
 // directory (two `npm run demo`, or `npm run db:migrate` beside a running manager) each work on their own copy in
 // memory, and the one that stops last overwrites what the other wrote. A pid file, as PostgreSQL's postmaster.pid:
-// created exclusively, removed on a clean stop; one left behind by a process that is gone is taken over. Written here
+// created exclusively and whole, removed on a clean stop; one left behind by a process that is gone is taken over. Written here
 // rather than taken from a lock library: those hold a lock by refreshing a file on a timer, while the pid check
 // needs no timer in a process that runs for months.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = 'tpfleet.pid';
@@ -22,10 +22,12 @@ export function lockDataDir(dir: string): () => void {
     throw new DataDirInUseError(`the embedded database in ${dir} is open in this process already`);
   }
   for (let attempt = 0; attempt < 2; attempt++) {
+    // Written whole, then linked into place (which fails if the file exists): a process reading the file never sees
+    // it empty or half-written and takes that for a left-over.
+    const temp = `${path}.${process.pid}`;
+    writeFileSync(temp, `${process.pid}\n`, { mode: 0o600 });
     try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
+      linkSync(temp, path);
       heldHere.add(path);
       let released = false;
       return () => {
@@ -39,6 +41,8 @@ export function lockDataDir(dir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
         throw err;
       }
+    } finally {
+      rmSync(temp, { force: true });
     }
     const holder = holderOf(path);
     if (holder !== null && isAlive(holder)) {
