@@ -51,8 +51,11 @@ export class AlertsEvaluator {
     const open = new Map<string, Alert>();
     /** Open keys per (rule, board) pair, for pairs that have no data this pass. */
     const openByPair = new Map<string, string[]>();
+    /** Boards with an open alert: only their observations need a key to look one up (few boards of a fleet). */
+    const boardsWithOpen = new Set<string>();
     for (const alert of await this.repository.openForRules(rules.map((r) => r.id))) {
       open.set(alert.openKey!, alert);
+      boardsWithOpen.add(alert.boardId);
       const pair = openKey(alert.ruleId!, alert.boardId, '');
       openByPair.set(pair, [...(openByPair.get(pair) ?? []), alert.openKey!]);
     }
@@ -60,7 +63,7 @@ export class AlertsEvaluator {
     for (const orphan of await this.repository.openOfOtherRules(rules.map((r) => r.id))) {
       await this.close(orphan, now, counts);
     }
-    /** Keys that were evaluated with data, or whose (rule, board) pair still applies but has no data. */
+    /** Open keys that were evaluated with data, or whose (rule, board) pair still applies but has no data. */
     const kept = new Set<string>();
     let after = '';
     for (;;) {
@@ -71,6 +74,7 @@ export class AlertsEvaluator {
       after = boards.at(-1)!.id;
       for (const board of boards) {
         const labels = (board.labels ?? {}) as Labels;
+        const hasOpen = boardsWithOpen.has(board.id);
         for (const rule of rules) {
           const selector = selectors.get(rule.id);
           if (selector === null || (selector && !matchesLabels(labels, selector))) {
@@ -79,20 +83,21 @@ export class AlertsEvaluator {
           const observations = observe(rule, board, now);
           if (observations.length === 0) {
             // No data: open alerts of this pair keep their state until data returns.
-            for (const key of openByPair.get(openKey(rule.id, board.id, '')) ?? []) {
+            for (const key of hasOpen ? (openByPair.get(openKey(rule.id, board.id, '')) ?? []) : []) {
               kept.add(key);
             }
             continue;
           }
           for (const obs of observations) {
-            const key = openKey(rule.id, board.id, obs.sensor);
-            kept.add(key);
-            const current = open.get(key) ?? null;
+            const current = hasOpen ? (open.get(openKey(rule.id, board.id, obs.sensor)) ?? null) : null;
+            if (current) {
+              kept.add(current.openKey!);
+            }
             const next = nextStep(rule, obs, current, now);
             // Most observations change nothing: awaiting them all (10,000 boards × rules × sensors per pass) was the
             // evaluation's main cost (docs/benchmarks.md, issue 19).
             if (next.do !== 'none') {
-              await this.apply(rule, board, obs, current, key, next, now, counts);
+              await this.apply(rule, board, obs, current, openKey(rule.id, board.id, obs.sensor), next, now, counts);
             }
           }
         }
@@ -117,7 +122,6 @@ export class AlertsEvaluator {
     now: Date,
     counts: { opened: number; fired: number; resolved: number; dropped: number },
   ): Promise<void> {
-    const summary = obs.summary;
     switch (next.do) {
       case 'none':
         return;
@@ -131,7 +135,7 @@ export class AlertsEvaluator {
           sensor: obs.sensor,
           status: next.status,
           severity: rule.severity,
-          summary,
+          summary: obs.describe(),
           detail: null,
           labels: alertLabels({ rule: rule.name, kind: rule.kind, severity: rule.severity, board, sensor: obs.sensor }),
           value: obs.value,
@@ -149,7 +153,7 @@ export class AlertsEvaluator {
         return;
       }
       case 'fire': {
-        const fired = await this.repository.fire(current!.id, now, obs.value, summary);
+        const fired = await this.repository.fire(current!.id, now, obs.value, obs.describe());
         if (fired) {
           counts.fired++;
           await this.alerts.transitioned(fired, 'firing');

@@ -11,7 +11,7 @@ const trips = [
 const board = (over: Partial<BoardView> = {}): BoardView => ({
   id: 'b',
   state: 'online',
-  stateSince: new Date('2025-12-31T23:00:00Z'),
+  stateSinceMs: Date.parse('2025-12-31T23:00:00Z'),
   thermal: {
     sensors: [
       { name: 'bmc-thermal', temperature_c: 72.5, present: true, trips },
@@ -19,13 +19,14 @@ const board = (over: Partial<BoardView> = {}): BoardView => ({
     ],
     cooling: [{ name: 'pwm-fan', cur_state: 6, max_state: 6, present: true }],
   },
-  thermalAt: now,
-  health: { clock: { synchronised: false, offset_seconds: 3 } },
-  firmwareCheck: { stable: { update_available: true, target: 'v2.4.0', running: 'v2.3.0' } },
+  thermalAtMs: now.getTime(),
+  clockSynchronised: false,
+  clockOffsetSeconds: 3,
+  firmwareStable: { update_available: true, target: 'v2.4.0', running: 'v2.3.0' },
   cooling: null,
-  coolingAt: null,
+  coolingAtMs: null,
   sdcard: null,
-  sdcardAt: null,
+  sdcardAtMs: null,
   ...over,
 });
 const GIB = 1024 ** 3;
@@ -40,9 +41,9 @@ const device = (over: Record<string, unknown> = {}) => ({
 /** A board whose /cooling and /sdcard were read `ageMs` ago. */
 const medium = (cooling: unknown, sdcard: unknown = null, ageMs = 0): Partial<BoardView> => ({
   cooling,
-  coolingAt: cooling === null ? null : new Date(now.getTime() - ageMs),
+  coolingAtMs: cooling === null ? null : now.getTime() - ageMs,
   sdcard,
-  sdcardAt: sdcard === null ? null : new Date(now.getTime() - ageMs),
+  sdcardAtMs: sdcard === null ? null : now.getTime() - ageMs,
 });
 const card = (usedGib: number, totalGib = 32) => ({
   total: totalGib * GIB,
@@ -85,7 +86,7 @@ describe('rule conditions', () => {
   });
 
   it('stale or missing readings give no data', () => {
-    expect(observe(rule({ threshold: 1 }), board({ thermalAt: new Date(now.getTime() - 3_600_000) }), now)).toEqual([]);
+    expect(observe(rule({ threshold: 1 }), board({ thermalAtMs: now.getTime() - 3_600_000 }), now)).toEqual([]);
     expect(observe(rule({ threshold: 1 }), board({ thermal: null }), now)).toEqual([]);
   });
 
@@ -132,7 +133,7 @@ describe('rule conditions', () => {
       ['thermal_zone0', true, false],
       ['thermal_zone1', false, true],
     ]);
-    expect(held[0]!.summary).toBe(
+    expect(held[0]!.describe()).toBe(
       'governor of thermal_zone0 paused: system fan held at step 6 of 6, cooling_device1 held at step 6 of 6',
     );
     expect(held[0]).toMatchObject({ value: 6, since: null });
@@ -153,7 +154,7 @@ describe('rule conditions', () => {
         now,
       );
     expect(sd(30)[0]).toMatchObject({ sensor: '', violating: true, cleared: false, value: 93.8, threshold: 90 });
-    expect(sd(30)[0]!.summary).toBe('SD card 93.8 % used (30.0 of 32.0 GiB; threshold 90 %)');
+    expect(sd(30)[0]!.describe()).toBe('SD card 93.8 % used (30.0 of 32.0 GiB; threshold 90 %)');
     expect(sd(28.8)[0]).toMatchObject({ violating: true }); // exactly 90 %
     expect(sd(28)[0]).toMatchObject({ violating: false, cleared: false }); // 87.5 %: between 85 and 90
     expect(sd(27)[0]).toMatchObject({ violating: false, cleared: true }); // 84.4 %

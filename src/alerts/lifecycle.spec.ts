@@ -13,7 +13,7 @@ const obs = (value: number): Observation => ({
   value,
   threshold: T,
   since: null,
-  summary: '',
+  describe: () => '',
 });
 
 /** Runs a series of (second, value) samples through the state machine; returns the fire and resolve times. */

@@ -27,10 +27,13 @@ export type Step =
  * bouncing around the threshold for less than the dwell never fires, and a firing alert bouncing above
  * threshold − hysteresis never resolves and fires again.
  */
+/** The step of most observations (shared: a pass observes every rule on every board). */
+const NONE: Step = Object.freeze({ do: 'none' });
+
 export function step(open: OpenState | null, obs: Observation, timing: Timing, now: Date): Step {
   if (open === null) {
     if (!obs.violating) {
-      return { do: 'none' };
+      return NONE;
     }
     const since = obs.since && obs.since <= now ? obs.since : now;
     const held = (now.getTime() - since.getTime()) / 1000;

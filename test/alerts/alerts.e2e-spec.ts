@@ -315,6 +315,64 @@ redis.describe('alerts: two instances, a rack, a webhook and Alertmanager', () =
     expect(notices.value.map((a) => a.status).sort()).toEqual(['firing', 'resolved']);
   }, 60_000);
 
+  it("clock and firmware rules judge the stored /health clock and /firmware/check's stable channel", async () => {
+    const reg = await api('POST', '/api/v1/boards', {
+      name: 'facts1',
+      base_url: 'http://127.0.0.1:13', // nothing answers: the readings below stay as written
+      labels: { test: 'facts' },
+    });
+    expect(reg.status).toBe(201);
+    const id = reg.body.id as string;
+    for (const body of [
+      { name: 'clock_test', kind: 'clock_unsynced' },
+      { name: 'firmware_test', kind: 'firmware_update' },
+    ]) {
+      const res = await api('POST', '/api/v1/alert-rules', {
+        ...body,
+        severity: 'info',
+        selector: 'test=facts',
+        dwell_seconds: 0,
+        clear_seconds: 1,
+      });
+      expect(res.status).toBe(201);
+    }
+    const writeFacts = (synchronised: boolean, updateAvailable: boolean) =>
+      sql.query(
+        `INSERT INTO "BoardReading" ("boardId", "health", "firmwareCheck") VALUES ($1, $2, $3)
+         ON CONFLICT ("boardId") DO UPDATE SET "health" = EXCLUDED."health", "firmwareCheck" = EXCLUDED."firmwareCheck"`,
+        [
+          id,
+          JSON.stringify({
+            clock: { synchronised, offset_seconds: synchronised ? 0.001 : -42.5, source: 'pool.ntp.org' },
+            uptime_seconds: 100,
+          }),
+          JSON.stringify({
+            stable: { channel: 'stable', running: 'v2.3.0', target: 'v2.4.0', update_available: updateAvailable },
+          }),
+        ],
+      );
+    await writeFacts(false, true);
+    const firing = await waitFor(
+      'clock and firmware alerts firing',
+      () => alertsOf(id),
+      (l) => l.filter((a) => a.status === 'firing').length === 2,
+      15_000,
+      250,
+    );
+    const byRule = Object.fromEntries(firing.value.map((a) => [a.rule, a as AlertDto & Record<string, unknown>]));
+    expect(byRule.clock_test).toMatchObject({ value: -42.5, summary: 'clock not synchronised (chrony)' });
+    expect(byRule.firmware_test).toMatchObject({ summary: 'firmware v2.4.0 available (running v2.3.0)' });
+
+    await writeFacts(true, false);
+    await waitFor(
+      'clock and firmware alerts resolved',
+      () => alertsOf(id),
+      (l) => l.length === 2 && l.every((a) => a.status === 'resolved'),
+      15_000,
+      250,
+    );
+  }, 60_000);
+
   it('silences suppress notifications but not the record; acknowledgement is recorded', async () => {
     const id = boards.quiet1!;
     const silence = await api2('POST', '/api/v1/silences', {
