@@ -46,8 +46,8 @@ export interface Observation {
   threshold: number | null;
   since: Date | null;
   /**
-   * The alert's summary text. A function: it is needed only when an alert opens or fires, and a pass observes every
-   * rule on every board (at 10,000 boards, texts nobody reads were a tenth of the evaluation's allocations).
+   * The alert's summary text. A function: it is needed only when an alert opens or fires, while a pass observes every
+   * rule on every board and most observations change nothing.
    */
   describe: () => string;
 }

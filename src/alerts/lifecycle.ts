@@ -20,6 +20,9 @@ export type Step =
   | { do: 'resolve' }
   | { do: 'touch'; clearingSince: Date | null };
 
+/** The step of most observations (shared: a pass observes every rule on every board). */
+const NONE: Step = Object.freeze({ do: 'none' });
+
 /**
  * Redfish trigger semantics: fire once the condition has held for the dwell (DwellTime); once firing, clear only
  * after the value has stayed below threshold − hysteresis (HysteresisReading) for clearSeconds
@@ -27,9 +30,6 @@ export type Step =
  * bouncing around the threshold for less than the dwell never fires, and a firing alert bouncing above
  * threshold − hysteresis never resolves and fires again.
  */
-/** The step of most observations (shared: a pass observes every rule on every board). */
-const NONE: Step = Object.freeze({ do: 'none' });
-
 export function step(open: OpenState | null, obs: Observation, timing: Timing, now: Date): Step {
   if (open === null) {
     if (!obs.violating) {
