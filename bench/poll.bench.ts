@@ -1,6 +1,6 @@
 // Polling benchmark: a rack of simulated boards polled by the fleet manager at the production interval, then the
-// same rack polled by a bare undici loop (the same HTTP requests, nothing else) as the baseline. Writes a Markdown
-// table to stdout.
+// same rack polled by a bare undici loop (the same HTTP requests, nothing else, in a process of its own:
+// bench/lib/undici-loop.mjs) as the baseline. Writes a Markdown table to stdout.
 //
 //   BENCH_BOARDS=10000 BENCH_SECONDS=60 npm run bench -- poll
 //
@@ -24,7 +24,7 @@
 // and written to PostgreSQL (state, transitions, thermal history) through the queue.
 import { expect, it } from '@jest/globals';
 import pg from 'pg';
-import { Agent, request } from 'undici';
+import { spawn } from 'node:child_process';
 import { createTestDatabase } from '../test/support/database.js';
 import { apiClient } from '../test/boards/api.js';
 import { startRack } from '../test/boards/rack.js';
@@ -55,6 +55,35 @@ const FAULT_MIX: Array<Record<string, unknown>> = [
   { resetAfterBytes: 8, bodyBytesPerSecond: 1_000_000 },
   { padBodyBytes: 1000, bodyBytesPerSecond: 100 },
 ];
+
+/** Runs the bare undici loop (bench/lib/undici-loop.mjs) in a process of its own and returns what it measured. */
+async function undiciLoop(
+  rackUrl: string,
+  boards: number,
+  intervalSeconds: number,
+  seconds: number,
+  mediumEvery: number,
+): Promise<{ polls: number; wallSeconds: number; cpuSeconds: number; staleness: Array<number | null> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      'bench/lib/undici-loop.mjs',
+      rackUrl,
+      String(boards),
+      String(intervalSeconds),
+      String(seconds),
+      String(mediumEvery),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) {
+    throw new Error(`the undici loop exited with ${code}`);
+  }
+  return JSON.parse(out) as Awaited<ReturnType<typeof undiciLoop>>;
+}
 
 function p(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -198,75 +227,19 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       await f.stop();
     }
 
-    // Baseline: the same rack, a bare undici loop doing only the fleet's HTTP: GET /health and /thermal per poll,
-    // /cooling and /sdcard every MEDIUM_EVERY-th poll of a board.
-    const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
-    const lastOk = new Map<number, number>();
-    const pollsOf = new Uint32Array(BOARDS);
-    let basePolls = 0;
-    let stop = false;
-    const bcpu0 = process.cpuUsage();
+    // Baseline: the same rack, a bare undici loop doing only the fleet's HTTP (bench/lib/undici-loop.mjs), in a
+    // process of its own: its CPU is read there, over its window, as the fleet processes' is from /proc.
     const baseRack0 = cpuSecondsOf(rack.process.pid!);
     const baseMachine0 = machineCpuSeconds();
-    const bt0 = performance.now();
-    const baseEnd = Date.now() + SECONDS * 1000;
-    const next = Array.from({ length: BOARDS }, () => Date.now() + Math.random() * INTERVAL * 1000);
-    const due: number[] = [];
-    const workers = Array.from({ length: 64 }, async () => {
-      while (!stop) {
-        const i = due.shift();
-        if (i === undefined) {
-          await new Promise((r) => setTimeout(r, 20));
-          continue;
-        }
-        try {
-          const ops =
-            pollsOf[i]!++ % MEDIUM_EVERY === 0 ? ['health', 'thermal', 'cooling', 'sdcard'] : ['health', 'thermal'];
-          for (const op of ops) {
-            const r = await request(`${rack.boardUrl(i + 1)}/api/bmc/${op}`, { dispatcher });
-            JSON.parse(await r.body.text());
-          }
-          lastOk.set(i, Date.now());
-          basePolls++;
-        } catch {
-          // counted as not polled
-        }
-      }
-    });
-    const clock = setInterval(() => {
-      const now = Date.now();
-      for (let i = 0; i < BOARDS; i++) {
-        if (next[i]! <= now) {
-          next[i] = next[i]! + INTERVAL * 1000;
-          due.push(i);
-        }
-      }
-    }, 250);
-    const baseStaleness: number[] = [];
-    while (Date.now() < baseEnd) {
-      await new Promise((r) => setTimeout(r, 5000));
-      const now = Date.now();
-      {
-        for (let i = 0; i < BOARDS; i++) {
-          const t = lastOk.get(i);
-          baseStaleness.push(t ? (now - t) / 1000 : Infinity);
-        }
-      }
-    }
-    stop = true;
-    clearInterval(clock);
-    await Promise.all(workers);
-    const bwall = (performance.now() - bt0) / 1000;
-    const bcpu = process.cpuUsage(bcpu0);
-    const baseRackCores = (cpuSecondsOf(rack.process.pid!) - baseRack0) / bwall;
+    const loop = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY);
+    const baseRackCores = (cpuSecondsOf(rack.process.pid!) - baseRack0) / loop.wallSeconds;
     const baseMachine1 = machineCpuSeconds();
     const baseMachineBusy = (baseMachine1.busy - baseMachine0.busy) / (baseMachine1.total - baseMachine0.total);
-    await dispatcher.close();
     const base = {
-      rate: basePolls / bwall,
-      cpuPer1000: ((bcpu.user + bcpu.system) / 1e6 / basePolls) * 1000,
+      rate: loop.polls / loop.wallSeconds,
+      cpuPer1000: (loop.cpuSeconds / loop.polls) * 1000,
       p99: p(
-        baseStaleness.filter((s) => s !== Infinity),
+        loop.staleness.filter((s): s is number => s !== null),
         0.99,
       ),
     };
@@ -296,7 +269,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `During the fleet window: worker ${f(workerCpu / wall, 2)} cores, api ${f(apiCpu / wall, 2)}, rack ${f(rackCores, 2)}; the machine was ${f(machineBusy * 100, 0)} % busy.`,
       `Worker resident set: peak ${f(result.workerRssMb, 0)} MiB over its life (${f(result.workerPeakBeforeMb, 0)} MiB before the first window: registration and its backup burst), at most ${f(workerRssInWindows / 2 ** 20, 0)} MiB sampled every 5 s in the polling windows${faultEvery > 0 ? ' (fault-free and faulty)' : ''}.`,
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
-      `During the baseline window: loop ${f((bcpu.user + bcpu.system) / 1e6 / bwall, 2)} cores, rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
+      `During the baseline window: loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores, rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
     );
     if (prom) {
       const promPer1000 = (prom.cpuSeconds / prom.scrapes) * 1000;

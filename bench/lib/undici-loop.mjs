@@ -1,0 +1,75 @@
+// The poll bench's baseline (bench/poll.bench.ts): a bare undici loop doing only the fleet's HTTP against the rack —
+// GET /health and /thermal per poll, /cooling and /sdcard every <mediumEvery>-th poll of a board, 64 sockets, the same
+// interval and jitter — and nothing else. It runs in a process of its own, as the fleet's processes do, so its CPU is
+// the loop's alone: inside the jest process it shared that process's heap and collector, and its figure moved by half
+// between identical runs (docs/benchmarks.md).
+//
+// Usage: node undici-loop.mjs <rack url> <boards> <interval s> <seconds> <mediumEvery>
+// Prints one JSON line: { polls, wallSeconds, cpuSeconds, staleness } — staleness: every board's age of last success
+// in seconds (null: never polled), sampled every 5 s.
+import { Agent, request } from 'undici';
+
+const [rackUrl, boardsArg, intervalArg, secondsArg, mediumArg] = process.argv.slice(2);
+const BOARDS = Number(boardsArg);
+const INTERVAL = Number(intervalArg);
+const SECONDS = Number(secondsArg);
+const MEDIUM_EVERY = Number(mediumArg);
+
+const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
+const lastOk = new Map();
+const pollsOf = new Uint32Array(BOARDS);
+let polls = 0;
+let stop = false;
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+const end = Date.now() + SECONDS * 1000;
+const next = Array.from({ length: BOARDS }, () => Date.now() + Math.random() * INTERVAL * 1000);
+const due = [];
+const workers = Array.from({ length: 64 }, async () => {
+  while (!stop) {
+    const i = due.shift();
+    if (i === undefined) {
+      await new Promise((r) => setTimeout(r, 20));
+      continue;
+    }
+    try {
+      const ops =
+        pollsOf[i]++ % MEDIUM_EVERY === 0 ? ['health', 'thermal', 'cooling', 'sdcard'] : ['health', 'thermal'];
+      for (const op of ops) {
+        const r = await request(`${rackUrl}/boards/${i + 1}/api/bmc/${op}`, { dispatcher });
+        JSON.parse(await r.body.text());
+      }
+      lastOk.set(i, Date.now());
+      polls++;
+    } catch {
+      // counted as not polled
+    }
+  }
+});
+const clock = setInterval(() => {
+  const now = Date.now();
+  for (let i = 0; i < BOARDS; i++) {
+    if (next[i] <= now) {
+      next[i] = next[i] + INTERVAL * 1000;
+      due.push(i);
+    }
+  }
+}, 250);
+const staleness = [];
+while (Date.now() < end) {
+  await new Promise((r) => setTimeout(r, 5000));
+  const now = Date.now();
+  for (let i = 0; i < BOARDS; i++) {
+    const t = lastOk.get(i);
+    staleness.push(t ? (now - t) / 1000 : null);
+  }
+}
+stop = true;
+clearInterval(clock);
+await Promise.all(workers);
+const wallSeconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
+await dispatcher.close();
+process.stdout.write(
+  `${JSON.stringify({ polls, wallSeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, staleness })}\n`,
+);
