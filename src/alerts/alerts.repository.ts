@@ -4,7 +4,9 @@ import type { CursorPosition } from '../common/pagination.js';
 import { PrismaService } from '../prisma/prisma.service.js';
 import type { BoardView } from './conditions.js';
 
-/** A timestamptz column as whole epoch milliseconds (float8, which pg hands over as a number), truncated as a Date is. */
+/**
+ * A timestamptz column as whole epoch milliseconds (float8, which pg hands over as a number), truncated as a Date is.
+ */
 const epochMs = (column: string) => Prisma.raw(`floor(extract(epoch FROM ${column}) * 1000)::float8`);
 
 /** Row types other files may name; the client itself stays here. */

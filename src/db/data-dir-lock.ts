@@ -1,9 +1,9 @@
 // One process at a time in the embedded database's directory. PGlite takes no lock of its own: two processes on one
 // directory (two `npm run demo`, or `npm run db:migrate` beside a running manager) each work on their own copy in
 // memory, and the one that stops last overwrites what the other wrote. A pid file, as PostgreSQL's postmaster.pid:
-// created exclusively and whole, removed on a clean stop; one left behind by a process that is gone is taken over. Written here
-// rather than taken from a lock library: those hold a lock by refreshing a file on a timer, while the pid check
-// needs no timer in a process that runs for months.
+// created exclusively and whole, removed on a clean stop; one left behind by a process that is gone is taken over.
+// Written here rather than taken from a lock library: those hold a lock by refreshing a file on a timer, while the
+// pid check needs no timer in a process that runs for months.
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
