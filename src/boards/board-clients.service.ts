@@ -65,7 +65,7 @@ export function boardCallWithheld(
 export type BoardCallWithheld = ConflictError | UnavailableError;
 
 interface Cached {
-  key: string;
+  baseUrl: string;
   credentialVersion: number;
   client: BoardClient;
 }
@@ -167,9 +167,15 @@ export class BoardClientsService implements BeforeApplicationShutdown {
       throw withheld;
     }
     this.syncPin(target);
-    const key = `${target.baseUrl}|${target.dialect ?? 'agent'}|${target.daemonVersion ?? ''}|${target.credentialVersion}`;
     const cached = this.clients.get(target.id);
-    if (cached?.key === key) {
+    // Compared field by field: a key string built on every call cost the worker more than the lookup (every poll asks).
+    if (
+      cached !== undefined &&
+      cached.baseUrl === target.baseUrl &&
+      cached.credentialVersion === target.credentialVersion &&
+      cached.client.dialect === (target.dialect ?? 'agent') &&
+      cached.client.daemonVersion === (target.daemonVersion ?? undefined)
+    ) {
       return cached.client;
     }
     // A new dialect or version needs a new client; the session token survives unless the credentials changed.
@@ -184,7 +190,7 @@ export class BoardClientsService implements BeforeApplicationShutdown {
       dispatcher: this.dispatcher,
       requestId: RequestContext.requestId,
     });
-    this.clients.set(target.id, { key, credentialVersion: target.credentialVersion, client });
+    this.clients.set(target.id, { baseUrl: target.baseUrl, credentialVersion: target.credentialVersion, client });
     return client;
   }
 
@@ -317,6 +323,9 @@ export class BoardClientsService implements BeforeApplicationShutdown {
 
   /** What the board said when it refused these credentials (undefined: it has not, as far as this process knows). */
   refusal(target: Pick<ClientTarget, 'id' | 'credentialVersion'>): string | undefined {
+    if (this.refused.size === 0) {
+      return undefined; // the usual case, asked several times per poll: no key to build
+    }
     return this.refused.get(`${target.id}:${target.credentialVersion}`);
   }
 
