@@ -98,8 +98,6 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     POLL_INTERVAL_SECONDS: String(INTERVAL),
     POLL_CONCURRENCY: process.env.BENCH_CONCURRENCY ?? '64',
     POLL_TIMEOUT_MS: '5000',
-    // The worker's CPU priority (src/config/process-priority.ts); BENCH_WORKER_NICE=0 runs it at the api's.
-    ...(process.env.BENCH_WORKER_NICE !== undefined ? { WORKER_NICE: process.env.BENCH_WORKER_NICE } : {}),
   });
   const fleet: FleetProcess[] = [];
   const sql = new pg.Client({ connectionString: db.url });

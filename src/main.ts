@@ -9,7 +9,6 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { configureHttpApp, createFastifyAdapter, stopAccepting } from './common/http-setup.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.service.js';
 import { setHeapGrowth } from './config/heap-growth.js';
-import { lowerWorkerPriority } from './config/process-priority.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import type { EmbeddedPostgres } from './db/embedded-postgres.js';
 import { AppLogger } from './logging/logging.module.js';
@@ -34,13 +33,6 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Main');
   // Written once the application logger exists, so they come out as JSON or pretty text like every other line.
   const startup: string[] = [];
-  try {
-    if (lowerWorkerPriority(config.role, config.workerNice) > 0) {
-      startup.push(`Worker CPU priority lowered to nice ${config.workerNice} (WORKER_NICE)`);
-    }
-  } catch (err) {
-    startup.push(`Worker CPU priority left as it was: ${err instanceof Error ? err.message : String(err)}`);
-  }
   let embedded: EmbeddedPostgres | undefined;
   if (config.database.embedded) {
     // Imported only here: PGlite and pglite-socket are ~1 MiB of heap that a process on a PostgreSQL server never uses.

@@ -101,9 +101,6 @@ export const envSchema = z.object({
     .enum(['api', 'worker', 'all'], { error: 'expected api, worker or all' })
     .default('all')
     .describe('What this process runs: the HTTP API, the queue workers, or both. `--role` overrides it.'),
-  WORKER_NICE: int(10, 0, 19).describe(
-    'CPU priority (nice value) a `worker` process lowers itself to at start, so that on a host it shares with an `api` process people’s requests come first and polls wait a few milliseconds. 0 leaves it as started. Not applied to `all`, which serves the API too.',
-  ),
   BOOTSTRAP_ADMIN_TOKEN: z
     .string({ error: 'expected a token of at least 24 characters; e.g. `openssl rand -hex 24`' })
     .min(24, { error: 'expected a token of at least 24 characters; e.g. `openssl rand -hex 24`' })

@@ -47,8 +47,6 @@ export interface AppConfig {
   /** Uploaded node OS images (src/boards/node-image-uploads.ts). */
   nodeImages: { uploadDir: string; maxUploadBytes: number };
   role: Role;
-  /** WORKER_NICE: the CPU priority a worker process lowers itself to (src/config/process-priority.ts). */
-  workerNice: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
@@ -123,7 +121,6 @@ export function parseConfig(env: EnvSource): AppConfig {
     },
     nodeImages: { uploadDir: resolve(e.NODE_IMAGE_UPLOAD_DIR), maxUploadBytes: e.NODE_IMAGE_UPLOAD_MAX_BYTES },
     role: e.ROLE,
-    workerNice: e.WORKER_NICE,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
   };

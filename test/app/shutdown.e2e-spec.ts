@@ -3,8 +3,6 @@
 // minute). SIGTERM must end the process with exit code 0 within 10 s: the stream is closed, the running job is handed
 // back (its DB lease lets a later run take it over), the pools are closed, and nothing is logged as an error.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { getPriority } from 'node:os';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { request } from 'undici';
 import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
@@ -173,16 +171,6 @@ redis.describe('SIGTERM of the api and worker roles', () => {
     await rack?.stop();
     await host?.close();
     await db?.drop();
-  });
-
-  it('the worker runs below the api: every thread at nice 10 (WORKER_NICE), the api as it was started', () => {
-    // On a host the two share, people's requests come first (src/config/process-priority.ts).
-    const niceOf = (pid: number) => readdirSync(`/proc/${pid}/task`).map((tid) => getPriority(Number(tid)));
-    const started = getPriority();
-    const workerThreads = niceOf(worker.pid);
-    expect(workerThreads.length).toBeGreaterThan(1);
-    expect(new Set(workerThreads)).toEqual(new Set([Math.max(10, started)]));
-    expect(new Set(niceOf(apiProcess.pid))).toEqual(new Set([started]));
   });
 
   it('--role worker stops within 10 s with exit code 0 while an install runs', async () => {
