@@ -66,6 +66,25 @@ describe('rule conditions', () => {
     expect(derivedThreshold({ name: 's', temperature_c: 1, present: true, trips }, 'trip_hot')).toBe(95);
   });
 
+  it('takes the hottest of several active trips and the coolest of several hot ones, skipping unread trips', () => {
+    const many = [
+      { index: 0, kind: 'active', temperature_c: 60 },
+      { index: 1, kind: 'hot', temperature_c: 99 },
+      { index: 2, kind: 'active', temperature_c: null },
+      { index: 3, kind: 'active', temperature_c: 75 },
+      { index: 4, kind: 'hot', temperature_c: 90 },
+      { index: 5, kind: 'critical', temperature_c: 110 },
+    ];
+    const sensor = { name: 's', temperature_c: 1, present: true, trips: many };
+    expect(derivedThreshold(sensor, 'trip_active')).toBe(75);
+    expect(derivedThreshold(sensor, 'trip_hot')).toBe(90);
+    expect(derivedThreshold(sensor, 'trip_critical')).toBeNull();
+    expect(
+      derivedThreshold({ ...sensor, trips: [{ index: 0, kind: 'active', temperature_c: null }] }, 'trip_active'),
+    ).toBeNull();
+    expect(derivedThreshold({ name: 's', temperature_c: 1, present: true }, 'trip_hot')).toBeNull();
+  });
+
   it('a derived rule applies only to sensors reporting that trip', () => {
     const out = observe(rule({ thresholdFrom: 'trip_active' }), board(), now);
     expect(out).toHaveLength(1);

@@ -103,18 +103,20 @@ function coolingDevices(board: BoardView, now: Date): CoolingDevice[] | null {
 const GIB = 1024 ** 3;
 const gib = (bytes: number) => (bytes / GIB).toFixed(1);
 
-/** The trip a rule derives its threshold from: the hottest `active` trip, or the `hot` trip. */
+/**
+ * The trip a rule derives its threshold from: the hottest `active` trip, or the (coolest) `hot` trip. A loop, not
+ * filter and map: a pass asks this for every sensor of every board, per temperature rule.
+ */
 export function derivedThreshold(sensor: Sensor, from: string): number | null {
-  const trips = (sensor.trips ?? []).filter((t) => t.temperature_c !== null);
-  if (from === 'trip_active') {
-    const active = trips.filter((t) => t.kind === 'active').map((t) => t.temperature_c!);
-    return active.length ? Math.max(...active) : null;
+  const kind = from === 'trip_active' ? 'active' : from === 'trip_hot' ? 'hot' : null;
+  let found: number | null = null;
+  for (const t of kind === null ? [] : (sensor.trips ?? [])) {
+    const c = t.temperature_c;
+    if (t.kind === kind && c !== null && (found === null || (kind === 'active' ? c > found : c < found))) {
+      found = c;
+    }
   }
-  if (from === 'trip_hot') {
-    const hot = trips.filter((t) => t.kind === 'hot').map((t) => t.temperature_c!);
-    return hot.length ? Math.min(...hot) : null;
-  }
-  return null;
+  return found;
 }
 
 function numeric(value: number, threshold: number, hysteresis: number) {
