@@ -3,10 +3,10 @@ import { derivedThreshold, observe, type BoardView, type RuleView } from './cond
 
 const now = new Date('2026-01-01T00:00:00Z');
 const trips = [
-  { index: 0, kind: 'active', temperature_c: 45 },
-  { index: 1, kind: 'active', temperature_c: 70 },
-  { index: 2, kind: 'hot', temperature_c: 95 },
-  { index: 3, kind: 'critical', temperature_c: 105 },
+  { kind: 'active', temperature_c: 45 },
+  { kind: 'active', temperature_c: 70 },
+  { kind: 'hot', temperature_c: 95 },
+  { kind: 'critical', temperature_c: 105 },
 ];
 const board = (over: Partial<BoardView> = {}): BoardView => ({
   id: 'b',
@@ -68,20 +68,18 @@ describe('rule conditions', () => {
 
   it('takes the hottest of several active trips and the coolest of several hot ones, skipping unread trips', () => {
     const many = [
-      { index: 0, kind: 'active', temperature_c: 60 },
-      { index: 1, kind: 'hot', temperature_c: 99 },
-      { index: 2, kind: 'active', temperature_c: null },
-      { index: 3, kind: 'active', temperature_c: 75 },
-      { index: 4, kind: 'hot', temperature_c: 90 },
-      { index: 5, kind: 'critical', temperature_c: 110 },
+      { kind: 'active', temperature_c: 60 },
+      { kind: 'hot', temperature_c: 99 },
+      { kind: 'active', temperature_c: null },
+      { kind: 'active', temperature_c: 75 },
+      { kind: 'hot', temperature_c: 90 },
+      { kind: 'critical', temperature_c: 110 },
     ];
     const sensor = { name: 's', temperature_c: 1, present: true, trips: many };
     expect(derivedThreshold(sensor, 'trip_active')).toBe(75);
     expect(derivedThreshold(sensor, 'trip_hot')).toBe(90);
     expect(derivedThreshold(sensor, 'trip_critical')).toBeNull();
-    expect(
-      derivedThreshold({ ...sensor, trips: [{ index: 0, kind: 'active', temperature_c: null }] }, 'trip_active'),
-    ).toBeNull();
+    expect(derivedThreshold({ ...sensor, trips: [{ kind: 'active', temperature_c: null }] }, 'trip_active')).toBeNull();
     expect(derivedThreshold({ name: 's', temperature_c: 1, present: true }, 'trip_hot')).toBeNull();
   });
 
