@@ -168,7 +168,7 @@ export class BoardClientsService implements BeforeApplicationShutdown {
     }
     this.syncPin(target);
     const cached = this.clients.get(target.id);
-    // Compared field by field: a key string built on every call cost the worker more than the lookup (every poll asks).
+    // Field by field, so no key string is built on every call (every poll asks for its board's client).
     if (
       cached !== undefined &&
       cached.baseUrl === target.baseUrl &&
