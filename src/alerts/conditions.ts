@@ -109,8 +109,11 @@ const gib = (bytes: number) => (bytes / GIB).toFixed(1);
  */
 export function derivedThreshold(sensor: Sensor, from: string): number | null {
   const kind = from === 'trip_active' ? 'active' : from === 'trip_hot' ? 'hot' : null;
+  if (kind === null) {
+    return null;
+  }
   let found: number | null = null;
-  for (const t of kind === null ? [] : (sensor.trips ?? [])) {
+  for (const t of sensor.trips ?? []) {
     const c = t.temperature_c;
     if (t.kind === kind && c !== null && (found === null || (kind === 'active' ? c > found : c < found))) {
       found = c;
