@@ -3,10 +3,10 @@ import { derivedThreshold, observe, type BoardView, type RuleView } from './cond
 
 const now = new Date('2026-01-01T00:00:00Z');
 const trips = [
-  { kind: 'active', temperature_c: 45 },
-  { kind: 'active', temperature_c: 70 },
-  { kind: 'hot', temperature_c: 95 },
-  { kind: 'critical', temperature_c: 105 },
+  { index: 0, kind: 'active', temperature_c: 45 },
+  { index: 1, kind: 'active', temperature_c: 70 },
+  { index: 2, kind: 'hot', temperature_c: 95 },
+  { index: 3, kind: 'critical', temperature_c: 105 },
 ];
 const board = (over: Partial<BoardView> = {}): BoardView => ({
   id: 'b',
