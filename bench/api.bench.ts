@@ -11,9 +11,9 @@
 // board polled for an hour has it.
 //
 // Each route is then driven alone for BENCH_SECONDS (default 15) by each of BENCH_API_CONCURRENCY (default `1,4`)
-// keep-alive clients, each sending its next request when the last is answered, with the bootstrap admin token (one
-// client: a person at the console, latency without queueing; four: the api process kept busy, so latency includes
-// waiting behind the others' requests):
+// keep-alive clients (in a process of their own, bench/lib/drive-process.mjs), each sending its next request when the
+// last is answered, with the bootstrap admin token (one client: a person at the console, latency without queueing;
+// four: the api process kept busy, so latency includes waiting behind the others' requests):
 //   board list    GET /api/v1/boards?limit=100&selector=rack=r<k>,role!=spare   (a page of 100 of 180 matches)
 //   board detail  GET /api/v1/boards/<id>
 //   timeline      GET /api/v1/boards/<id>/timeline
@@ -36,7 +36,8 @@ import {
   type FleetProcess,
 } from '../test/support/fleet-process.js';
 import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
-import { drive, type DriveResult } from './lib/load.mjs';
+import { spawn } from 'node:child_process';
+import type { DriveResult } from './lib/load.mjs';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -46,6 +47,27 @@ const HISTORY_HOURS = Number(process.env.BENCH_HISTORY_HOURS ?? 1);
 const IDLE_PHASE = process.env.BENCH_API_IDLE !== '0';
 const RACK_SIZE = 200;
 const UNREACHABLE_EVERY = 50;
+
+/**
+ * drive() (bench/lib/load.mjs) in a process of its own (bench/lib/drive-process.mjs), request i asking for
+ * `paths[i % paths.length]`.
+ */
+async function driveApart(
+  origin: string,
+  options: { concurrency: number; timeoutMs: number; headers: Record<string, string>; paths: string[] },
+): Promise<DriveResult> {
+  const child = spawn(process.execPath, ['bench/lib/drive-process.mjs', origin], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stdin.end(JSON.stringify(options));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) {
+    throw new Error(`the load process exited with ${code}`);
+  }
+  return JSON.parse(out) as DriveResult;
+}
 
 interface RouteRow {
   route: string;
@@ -151,10 +173,9 @@ it(`serves the read paths with ${BOARDS} boards polled every ${INTERVAL} s`, asy
         for (const [route, pathOf] of routes) {
           const cpu0 = apiProcess.cpuSeconds();
           const m0 = machineCpuSeconds();
-          const result = await drive(apiProcess.url, {
-            total: 10_000_000,
+          const result = await driveApart(apiProcess.url, {
             concurrency,
-            pathOf,
+            paths: Array.from({ length: boards.length }, (_, i) => pathOf(i)),
             headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
             timeoutMs: SECONDS * 1000,
           });
