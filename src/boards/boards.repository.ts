@@ -81,6 +81,70 @@ const shownSql = (withCapabilities: boolean) =>
 const SHOWN_SQL = { withCapabilities: shownSql(true), withoutCapabilities: shownSql(false) };
 export type BoardWithReading = Board & { reading: BoardReading | null; nextPollAt: Date | null };
 
+/**
+ * Every column of a board and of its reading, named here so that a column the schema adds and this list misses is a
+ * type error: a board's page reads them in one statement (`findById`), decoded by pg as Prisma would (timestamptz as
+ * Date, jsonb parsed, float8 and int4 as numbers).
+ */
+const BOARD_COLUMNS = Object.keys({
+  id: true,
+  name: true,
+  baseUrl: true,
+  labels: true,
+  rack: true,
+  slot: true,
+  notes: true,
+  credentialKind: true,
+  credentialSealed: true,
+  credentialKeyId: true,
+  credentialVersion: true,
+  tlsFingerprint: true,
+  pollIntervalSeconds: true,
+  dialect: true,
+  model: true,
+  serial: true,
+  daemonVersion: true,
+  firmwareVersion: true,
+  capabilities: true,
+  factsAt: true,
+  state: true,
+  stateSince: true,
+  stateReason: true,
+  consecutiveFailures: true,
+  lastPolledAt: true,
+  lastSuccessAt: true,
+  bannedUntil: true,
+  decommissionedAt: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Record<keyof Board, true>);
+const READING_COLUMNS = Object.keys({
+  boardId: true,
+  health: true,
+  healthAt: true,
+  thermal: true,
+  thermalAt: true,
+  firmwareCheck: true,
+  firmwareAt: true,
+  slots: true,
+  slotsAt: true,
+  about: true,
+  aboutAt: true,
+  cooling: true,
+  coolingAt: true,
+  sdcard: true,
+  sdcardAt: true,
+  uptimeSeconds: true,
+} satisfies Record<keyof BoardReading, true>) as Array<keyof BoardReading>;
+/** The reading's columns come back as `reading.<column>`; a board without a reading row has a null `reading.boardId`. */
+const BOARD_WITH_READING_SQL = Prisma.raw(
+  [
+    ...BOARD_COLUMNS.map((c) => `b."${c}"`),
+    `s."nextPollAt"`,
+    ...READING_COLUMNS.map((c) => `r."${c}" AS "reading.${c}"`),
+  ].join(', '),
+);
+
 /** What the poll schedule of a board (BoardSchedule) can be told from outside the poller. */
 export type ScheduleChange = Partial<Pick<BoardSchedule, 'nextPollAt' | 'nextSlowPollAt' | 'aboutDue'>>;
 
@@ -238,16 +302,44 @@ export class BoardsRepository {
     }
   }
 
+  /**
+   * A board with its reading and next poll, in one statement on the pool: through Prisma's `include` it was three
+   * (the board, then its reading, then its schedule), each a round trip and a wake-up of both processes, and the
+   * query interpreter's work on each; a board's page is read on every console refresh (docs/benchmarks.md).
+   */
   async findById(id: string): Promise<BoardWithReading | null> {
-    const found = await this.prisma.board.findUnique({
-      where: { id },
-      include: { reading: true, schedule: { select: { nextPollAt: true } } },
-    });
-    if (!found) {
+    const [row] = await this.prisma
+      .rows<Record<string, unknown>>(
+        Prisma.sql`
+          SELECT ${BOARD_WITH_READING_SQL}
+          FROM "Board" b
+          LEFT JOIN "BoardSchedule" s ON s."boardId" = b."id"
+          LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
+          WHERE b."id" = ${id}::uuid`,
+      )
+      // An id PostgreSQL cannot read as a uuid (22P02; a restored archive's, say) names no board.
+      .catch((err: unknown) => {
+        if ((err as { code?: unknown }).code === '22P02') {
+          return [];
+        }
+        throw err;
+      });
+    if (!row) {
       return null;
     }
-    const { schedule, ...board } = found;
-    return { ...board, nextPollAt: schedule?.nextPollAt ?? null };
+    const board: Record<string, unknown> = { nextPollAt: row.nextPollAt };
+    for (const c of BOARD_COLUMNS) {
+      board[c] = row[c];
+    }
+    let reading: Record<string, unknown> | null = null;
+    if (row['reading.boardId'] !== null) {
+      reading = {};
+      for (const c of READING_COLUMNS) {
+        reading[c] = row[`reading.${c}`];
+      }
+    }
+    board.reading = reading;
+    return board as BoardWithReading;
   }
 
   /**
