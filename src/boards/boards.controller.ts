@@ -200,7 +200,7 @@ export class BoardsController {
     @Param({ schema: ZBoardIdParamSchema }) params: { id: string },
     @Query({ schema: ZTimelineQuerySchema }) query: z.infer<typeof ZTimelineQuerySchema>,
   ) {
-    await this.boards.require(params.id);
+    await this.boards.requireExists(params.id);
     return this.timeline.page(params.id, query.limit, query.cursor, query.kind?.split(','));
   }
 
@@ -217,7 +217,7 @@ export class BoardsController {
     @Param({ schema: ZBoardIdParamSchema }) params: { id: string },
     @Query({ schema: ZThermalHistoryQuerySchema }) query: z.infer<typeof ZThermalHistoryQuerySchema>,
   ) {
-    await this.boards.require(params.id);
+    await this.boards.requireExists(params.id);
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from
       ? new Date(query.from)

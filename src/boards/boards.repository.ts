@@ -79,6 +79,14 @@ const shownSql = (withCapabilities: boolean) =>
     ].join(', '),
   );
 const SHOWN_SQL = { withCapabilities: shownSql(true), withoutCapabilities: shownSql(false) };
+/** An id PostgreSQL cannot read as a uuid (22P02; a restored archive's, say) names no board: no rows, not an error. */
+function noBoardForMalformedId(err: unknown): never[] {
+  if ((err as { code?: unknown }).code === '22P02') {
+    return [];
+  }
+  throw err;
+}
+
 export type BoardWithReading = Board & { reading: BoardReading | null; nextPollAt: Date | null };
 
 /**
@@ -302,6 +310,14 @@ export class BoardsRepository {
     }
   }
 
+  /** Whether a board has this id (an id PostgreSQL cannot read as a uuid names none). */
+  async exists(id: string): Promise<boolean> {
+    const rows = await this.prisma
+      .rows(Prisma.sql`SELECT 1 FROM "Board" WHERE "id" = ${id}::uuid`)
+      .catch(noBoardForMalformedId);
+    return rows.length > 0;
+  }
+
   /**
    * A board with its reading and next poll, in one statement on the pool: through Prisma's `include` it was three
    * (the board, then its reading, then its schedule), each a round trip and a wake-up of both processes, and the
@@ -317,13 +333,7 @@ export class BoardsRepository {
           LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
           WHERE b."id" = ${id}::uuid`,
       )
-      // An id PostgreSQL cannot read as a uuid (22P02; a restored archive's, say) names no board.
-      .catch((err: unknown) => {
-        if ((err as { code?: unknown }).code === '22P02') {
-          return [];
-        }
-        throw err;
-      });
+      .catch(noBoardForMalformedId);
     if (!row) {
       return null;
     }

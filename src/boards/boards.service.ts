@@ -116,6 +116,13 @@ export class BoardsService implements OnApplicationBootstrap {
     return toBoardDetailDto(board, this.usernameOf(board));
   }
 
+  /** Throws the board's 404 when no board has this id; reads nothing else (a timeline or thermal page's check). */
+  async requireExists(id: string): Promise<void> {
+    if (!(await this.boards.exists(id))) {
+      throw notFound('board', id);
+    }
+  }
+
   async require(id: string): Promise<Board> {
     const board = await this.boards.findById(id);
     if (!board) {

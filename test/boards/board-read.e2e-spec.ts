@@ -1,6 +1,7 @@
-// A board as its page reads it (BoardsRepository.findById, one statement on the pool) against real PostgreSQL: the same
-// values, of the same types, as Prisma's `include` of the reading and the schedule gives for the same rows; a board
-// without a reading; an id that names no board, or is no uuid at all.
+// A board's page as the api reads it, against real PostgreSQL: the board (BoardsRepository.findById, one statement on
+// the pool) with the same values, of the same types, as Prisma's `include` of the reading and the schedule gives for
+// the same rows; a board without a reading; an id that names no board, or is no uuid at all; the raw thermal history
+// (a time window, newest first, by sensor, limited); the timeline's and the thermal history's 404.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import pg from 'pg';
@@ -88,5 +89,55 @@ redis.describe("reading a board's page", () => {
     const repository = app.app.get(BoardsRepository);
     expect(await repository.findById(randomUUID())).toBeNull();
     expect(await repository.findById('not-a-uuid')).toBeNull();
+    expect(await repository.exists(read)).toBe(true);
+    expect(await repository.exists(randomUUID())).toBe(false);
+    expect(await repository.exists('not-a-uuid')).toBe(false);
+  });
+
+  it("gives a board's raw thermal samples of a window, newest first, by sensor and up to the limit", async () => {
+    const now = Date.now();
+    const samples: Array<[string, number, number]> = [
+      ['soc', now - 2 * 3600_000, 70], // before the default window of an hour
+      ['soc', now - 50 * 60_000, 41],
+      ['board', now - 40 * 60_000, 30.25],
+      ['soc', now - 30 * 60_000, 42.5],
+      ['board', now - 20 * 60_000, 31],
+    ];
+    for (const [sensor, at, t] of samples) {
+      await sql.query(
+        `INSERT INTO "ThermalSample" ("boardId", "sensor", "at", "temperatureC") VALUES ($1, $2, $3, $4)`,
+        [unread, sensor, new Date(at), t],
+      );
+    }
+    const item = (sensor: string, at: number, t: number) => ({
+      sensor,
+      at: new Date(at).toISOString(),
+      mean: t,
+      min: t,
+      max: t,
+    });
+    const get = async (query: string) =>
+      (await apiClient(app.baseUrl)('GET', `/api/v1/boards/${unread}/thermal${query}`)).body.items;
+    expect(await get('')).toEqual([
+      item('board', now - 20 * 60_000, 31),
+      item('soc', now - 30 * 60_000, 42.5),
+      item('board', now - 40 * 60_000, 30.25),
+      item('soc', now - 50 * 60_000, 41),
+    ]);
+    expect(await get('?sensor=soc&limit=1')).toEqual([item('soc', now - 30 * 60_000, 42.5)]);
+    const from = new Date(now - 3 * 3600_000).toISOString();
+    const to = new Date(now - 45 * 60_000).toISOString();
+    expect(await get(`?sensor=soc&from=${from}&to=${to}`)).toEqual([
+      item('soc', now - 50 * 60_000, 41),
+      item('soc', now - 2 * 3600_000, 70),
+    ]);
+  });
+
+  it('answers 404 with a problem for the timeline and thermal history of a board that does not exist', async () => {
+    for (const path of ['timeline', 'thermal']) {
+      const res = await apiClient(app.baseUrl)('GET', `/api/v1/boards/${randomUUID()}/${path}`);
+      expect(res.status).toBe(404);
+      expect(res.body.detail).toMatch(/board/);
+    }
   });
 });
