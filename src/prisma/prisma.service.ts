@@ -31,7 +31,8 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
    * int4 and float8 as numbers, jsonb parsed, enums and uuids as strings; int8 and numeric as strings, unlike
    * $queryRaw). For the hot paths only: the poll's claim, load and write run for every board every interval, and
    * $queryRaw's query interpreter and per-cell result decoding cost about as much CPU as the rest of the statement's
-   * client side (docs/benchmarks.md, "Polling").
+   * client side (docs/benchmarks.md, "Polling"); and the pages read most (a board list, a board's page, its raw
+   * thermal history; docs/benchmarks.md, the API section).
    */
   async rows<T>(statement: Prisma.Sql): Promise<T[]> {
     return (await this.pool.query(statement.text, statement.values)).rows as T[];
