@@ -22,6 +22,7 @@
 // Baseline in the same run: `GET /healthz` (no auth, no database: the HTTP stack's floor on this machine at that
 // moment), and every route again after the worker is stopped (polling off; BENCH_API_IDLE=0 skips that phase).
 // The api process's CPU per request is read from /proc.
+import { spawn } from 'node:child_process';
 import { expect, it } from '@jest/globals';
 import pg from 'pg';
 import { apiClient } from '../test/boards/api.js';
@@ -36,7 +37,6 @@ import {
   type FleetProcess,
 } from '../test/support/fleet-process.js';
 import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
-import { spawn } from 'node:child_process';
 import type { DriveResult } from './lib/load.mjs';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);

@@ -79,6 +79,7 @@ const shownSql = (withCapabilities: boolean) =>
     ].join(', '),
   );
 const SHOWN_SQL = { withCapabilities: shownSql(true), withoutCapabilities: shownSql(false) };
+
 /** An id PostgreSQL cannot read as a uuid (22P02; a restored archive's, say) names no board: no rows, not an error. */
 function noBoardForMalformedId(err: unknown): never[] {
   if ((err as { code?: unknown }).code === '22P02') {
