@@ -342,7 +342,6 @@ export class BoardsService implements OnApplicationBootstrap {
     return this.get(id);
   }
 
-  /** Stops polling for good, keeps the history, cancels the board's pending jobs. */
   /** Replaces the board's pinned certificate with the one it presents now (trust on this use). */
   async trustCertificate(id: string) {
     const board = await this.require(id);
@@ -365,6 +364,7 @@ export class BoardsService implements OnApplicationBootstrap {
     return this.get(id);
   }
 
+  /** Stops polling for good, keeps the history, cancels the board's pending jobs. */
   async decommission(id: string) {
     const board = await this.require(id);
     if (board.decommissionedAt) {
@@ -391,7 +391,7 @@ export class BoardsService implements OnApplicationBootstrap {
 
   /** Deletes the board and its history (readings, thermal samples, timeline, action results). */
   async delete(id: string): Promise<void> {
-    await this.require(id);
+    await this.requireExists(id);
     await this.actions.cancelPendingForBoard(id);
     await this.timeline.deleteThermal(id);
     await this.boards.delete(id);

@@ -1,7 +1,7 @@
 // A board's page as the api reads it, against real PostgreSQL: the board (BoardsRepository.findById, one statement on
 // the pool) with the same values, of the same types, as Prisma's `include` of the reading and the schedule gives for
 // the same rows; a board without a reading; an id that names no board, or is no uuid at all; the raw thermal history
-// (a time window, newest first, by sensor, limited); the timeline's and the thermal history's 404.
+// (a time window, newest first, by sensor, limited); the 404 of the timeline, the thermal history and a deletion.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import pg from 'pg';
@@ -133,11 +133,15 @@ redis.describe("reading a board's page", () => {
     ]);
   });
 
-  it('answers 404 with a problem for the timeline and thermal history of a board that does not exist', async () => {
+  it('answers 404 with a problem for the timeline, thermal history and deletion of a board that does not exist', async () => {
     for (const path of ['timeline', 'thermal']) {
       const res = await apiClient(app.baseUrl)('GET', `/api/v1/boards/${randomUUID()}/${path}`);
       expect(res.status).toBe(404);
       expect(res.body.detail).toMatch(/board/);
     }
+    const deleted = await apiClient(app.baseUrl)('DELETE', `/api/v1/boards/${randomUUID()}`);
+    expect(deleted.status).toBe(404);
+    expect(deleted.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(deleted.body.detail).toMatch(/board/);
   });
 });
