@@ -188,3 +188,36 @@ describe('the deadline of one exchange', () => {
     await dispatcher.close();
   });
 });
+
+describe('the deadline of a request waiting for a connection', () => {
+  // One socket to the board, held for a second by a slow answer: the next request waits in the pool.
+  const served: string[] = [];
+  const server = createHttpServer((req, res) => {
+    served.push(req.url ?? '');
+    setTimeout(() => res.end('{}'), req.url === '/slow' ? 1000 : 0);
+  });
+  const origin = servedOnLoopback(server);
+
+  it('fails at its deadline, not when a connection frees up, and is never sent', async () => {
+    const dispatcher = createBoardDispatcher({ connections: 1 });
+    const slow = send(dispatcher, origin(), { method: 'GET', path: '/slow', headers: {} }, limits, 'health');
+    await new Promise((r) => setTimeout(r, 50));
+    const started = performance.now();
+    const failure = await send(
+      dispatcher,
+      origin(),
+      { method: 'GET', path: '/queued', headers: {} },
+      { timeoutMs: 200, bodyTimeoutMs: 200 },
+      'thermal',
+    ).catch((err: unknown) => err);
+    const took = performance.now() - started;
+    expect(failure).toBeInstanceOf(BoardUnreachableError);
+    expect((failure as BoardUnreachableError).code).toBe('ETIMEDOUT');
+    // The slow answer holds the only socket for a second; the queued request's caller hears well before.
+    expect(took).toBeLessThan(700);
+    expect((await slow).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(served).toEqual(['/slow']);
+    await dispatcher.close();
+  });
+});

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
@@ -192,16 +191,92 @@ export async function readBodyCapped(
 }
 
 /**
- * A request's deadline as undici's `signal` (it takes an EventEmitter as well as an AbortSignal). An AbortController
- * per request, an EventTarget, cost 3 % of the fleet worker's CPU at 10,000 boards (docs/benchmarks.md); this is one
- * plain object and one listener.
+ * Reads one answer for `send` through undici's handler interface: the chunks go straight into an array. The promise
+ * API (`dispatcher.request`) builds a Readable stream, its async iterator and an AsyncResource for every answer,
+ * which a board's few hundred bytes of JSON do not need; at 10,000 boards that is over a thousand answers a second
+ * (docs/benchmarks.md). Cut short by us (the deadline, the size cap), the exchange is aborted, which closes the
+ * connection instead of draining it, and the caller hears at once.
  */
-class Deadline extends EventEmitter {
-  aborted = false;
+class AnswerReader implements Dispatcher.DispatchHandler {
+  /** Set when the deadline passed: the failure is a timeout, whatever undici reports. */
+  expired = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private cutShort: Error | undefined;
+  private settled = false;
+  private status = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private chunks: Buffer[] = [];
+  private bytes = 0;
 
+  constructor(
+    private readonly limitBytes: number,
+    private readonly resolve: (res: WireResponse) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  /** The deadline passed: abort the exchange (once it has started, if it has not yet) and fail now. */
   expire(): void {
-    this.aborted = true;
-    this.emit('abort');
+    this.expired = true;
+    this.cut(new Error('the deadline passed'));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.cutShort !== undefined) {
+      controller.abort(this.cutShort);
+    }
+    // Started again (undici retries a request whose pipelined predecessor failed): nothing read so far counts.
+    this.chunks = [];
+    this.bytes = 0;
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) {
+      return; // an informational answer (100 Continue); the real one follows
+    }
+    this.status = statusCode;
+    this.headers = headers;
+    const length = headers['content-length'];
+    const declared = Number(Array.isArray(length) ? length[0] : length);
+    if (length !== undefined && Number.isFinite(declared) && declared > this.limitBytes) {
+      this.cut(new BodyTooLargeError(this.limitBytes, declared));
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limitBytes) {
+      this.cut(new BodyTooLargeError(this.limitBytes, null));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const { chunks } = this;
+    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    this.settle(() => this.resolve({ status: this.status, headers: this.headers, text }));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.settle(() => this.reject(this.cutShort ?? err));
+  }
+
+  private cut(reason: Error): void {
+    this.cutShort ??= reason;
+    this.controller?.abort(reason);
+    this.settle(() => this.reject(reason));
+  }
+
+  private settle(fn: () => void): void {
+    if (!this.settled) {
+      this.settled = true;
+      fn();
+    }
   }
 }
 
@@ -213,28 +288,37 @@ export async function send(
   limits: SendLimits,
   operation: string,
 ): Promise<WireResponse> {
+  const body =
+    typeof request.body === 'string' || request.body === undefined ? request.body : Readable.from(request.body);
+  let reader: AnswerReader | undefined;
   // A timer we clear when the exchange ends. AbortSignal.timeout cannot be cleared: its timer fires for every request
   // (1,700 a second at 10,000 boards) limits.timeoutMs later and builds a DOMException nobody reads.
-  const signal = new Deadline();
-  const timer = setTimeout(() => signal.expire(), limits.timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const res = await dispatcher.request({
-      origin,
-      path: request.path,
-      method: request.method,
-      headers: request.headers,
-      body: typeof request.body === 'string' || request.body === undefined ? request.body : Readable.from(request.body),
-      headersTimeout: limits.timeoutMs,
-      bodyTimeout: limits.bodyTimeoutMs,
-      signal,
+    return await new Promise<WireResponse>((resolve, reject) => {
+      reader = new AnswerReader(limits.maxBodyBytes ?? BOARD_BODY_LIMIT_BYTES, resolve, reject);
+      timer = setTimeout(() => reader!.expire(), limits.timeoutMs);
+      dispatcher.dispatch(
+        {
+          origin,
+          path: request.path,
+          method: request.method,
+          headers: request.headers,
+          body,
+          headersTimeout: limits.timeoutMs,
+          bodyTimeout: limits.bodyTimeoutMs,
+        },
+        reader,
+      );
     });
-    const text = await readBodyCapped(res.body, res.headers, limits.maxBodyBytes ?? BOARD_BODY_LIMIT_BYTES);
-    return { status: res.statusCode, headers: res.headers, text };
   } catch (err) {
+    if (body instanceof Readable) {
+      body.destroy();
+    }
     if (err instanceof BodyTooLargeError) {
       throw new BoardResponseInvalidError(operation, [], null, err.message);
     }
-    if (signal.aborted) {
+    if (reader?.expired) {
       throw new BoardUnreachableError(operation, 'ETIMEDOUT', `no answer within ${limits.timeoutMs} ms`, err);
     }
     throw new BoardUnreachableError(operation, networkCode(err), errorMessage(err), err);
