@@ -11,6 +11,11 @@
 // `--cpu-prof --cpu-prof-dir=.tmp/prof` for a V8 CPU profile; BENCH_API_NODE_ARGS the same to the api.
 // The rack runs with --trust-loopback (no logins: 10,000 scrypt checks would measure the simulator, not us).
 //
+// Side by side (BENCH_SIDE_BY_SIDE=0 skips it): after the fault-free window, the loop runs once more beside the
+// fleet, over one window, polling the same rack, and the two CPU figures of that window are compared too. The machine
+// speeds up and slows down between windows (the loop's figure moved by a third within one session on one machine,
+// docs/benchmarks.md); side by side, both meet the same machine.
+//
 // BENCH_FAULTY=0.2 adds a faulty phase after the fault-free window, in the same run: that share of the boards gets a
 // fault (4 s and 8 s latency, 500s, unreachable, connection reset mid-body, a body trickled over 10 s, in equal
 // parts), and the healthy boards' staleness is measured again over a window as long, against the same boards'
@@ -46,6 +51,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? INTERVAL + 10);
 /** The fleet reads /cooling and /sdcard every MEDIUM_EVERY-th poll (src/polling/polling.settings.ts). */
 const MEDIUM_EVERY = 4;
 const FAULTY = Number(process.env.BENCH_FAULTY ?? 0);
+const SIDE_BY_SIDE = process.env.BENCH_SIDE_BY_SIDE !== '0';
 /** The faulty mix (wrong passwords and bans need logins, which --trust-loopback skips: resets and trickles instead). */
 const FAULT_MIX: Array<Record<string, unknown>> = [
   { latencyMs: 4000 },
@@ -178,6 +184,29 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `SELECT "state"::text AS state, count(*)::int AS n FROM "Board" GROUP BY 1 ORDER BY 2 DESC`,
     );
 
+    // Side by side: the loop beside the fleet over one window, the same rack; each one's CPU over that window.
+    let sideBySide:
+      { fleet: number; worker: number; loop: number; fleetRate: number; loopRate: number; busy: number } | undefined;
+    if (SIDE_BY_SIDE) {
+      const polls1 = await polls();
+      const cpu1 = fleet.map((f) => f.cpuSeconds());
+      const machine2 = machineCpuSeconds();
+      const t1 = performance.now();
+      const beside = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY);
+      const wall1 = (performance.now() - t1) / 1000;
+      const polled1 = (await polls()) - polls1;
+      const [apiCpu1, workerCpu1] = fleet.map((f, i) => f.cpuSeconds() - cpu1[i]!) as [number, number];
+      const machine3 = machineCpuSeconds();
+      sideBySide = {
+        fleet: ((apiCpu1 + workerCpu1) / polled1) * 1000,
+        worker: (workerCpu1 / polled1) * 1000,
+        loop: (beside.cpuSeconds / beside.polls) * 1000,
+        fleetRate: polled1 / wall1,
+        loopRate: beside.polls / beside.wallSeconds,
+        busy: (machine3.busy - machine2.busy) / (machine3.total - machine2.total),
+      };
+    }
+
     // The faulty phase: the same fleet processes, a fifth (BENCH_FAULTY) of the boards given faults.
     let faulty: { healthy: number[]; states: string; faulted: number } | undefined;
     if (faultEvery > 0) {
@@ -271,6 +300,12 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
       `During the baseline window: loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores, rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
     );
+    if (sideBySide) {
+      const b = sideBySide;
+      lines.push(
+        `Side by side (the loop beside the fleet over one ${SECONDS} s window, the same rack): fleet ${f(b.fleet, 2)} CPU s per 1,000 polls (worker ${f(b.worker, 2)}) at ${f(b.fleetRate)} polls/s, loop ${f(b.loop, 2)} at ${f(b.loopRate)} polls/s: **${f(b.fleet / b.loop, 2)}×**; the machine was ${f(b.busy * 100, 0)} % busy.`,
+      );
+    }
     if (prom) {
       const promPer1000 = (prom.cpuSeconds / prom.scrapes) * 1000;
       lines.push(
