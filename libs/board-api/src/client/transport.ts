@@ -161,6 +161,18 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** The refusal of an answer whose Content-Length is past the limit (before a byte of it is read), or undefined. */
+function declaredTooLarge(
+  headers: Record<string, string | string[] | undefined>,
+  limitBytes: number,
+): BodyTooLargeError | undefined {
+  const length = headers['content-length'];
+  const declared = Number(Array.isArray(length) ? length[0] : length);
+  return length !== undefined && Number.isFinite(declared) && declared > limitBytes
+    ? new BodyTooLargeError(limitBytes, declared)
+    : undefined;
+}
+
 /**
  * Reads a response body as text, at most `limitBytes`: a larger Content-Length is refused before a byte is read,
  * and a body without one (or lying about it) is cut off once the running count passes the limit. Either way the
@@ -171,11 +183,10 @@ export async function readBodyCapped(
   headers: Record<string, string | string[] | undefined>,
   limitBytes: number,
 ): Promise<string> {
-  const length = headers['content-length'];
-  const declared = Number(Array.isArray(length) ? length[0] : length);
-  if (length !== undefined && Number.isFinite(declared) && declared > limitBytes) {
+  const tooLarge = declaredTooLarge(headers, limitBytes);
+  if (tooLarge) {
     body.destroy();
-    throw new BodyTooLargeError(limitBytes, declared);
+    throw tooLarge;
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -240,10 +251,9 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     }
     this.status = statusCode;
     this.headers = headers;
-    const length = headers['content-length'];
-    const declared = Number(Array.isArray(length) ? length[0] : length);
-    if (length !== undefined && Number.isFinite(declared) && declared > this.limitBytes) {
-      this.cut(new BodyTooLargeError(this.limitBytes, declared));
+    const tooLarge = declaredTooLarge(headers, this.limitBytes);
+    if (tooLarge) {
+      this.cut(tooLarge);
     }
   }
 
