@@ -210,7 +210,16 @@ export class PollingWorker implements BoardPoller {
         }
       }),
     );
-    await writer.close();
+    try {
+      await writer.close();
+    } catch (err) {
+      // A write failed and its boards' results are lost: their leases go back now, so they are polled again at their
+      // next slot instead of staying held for the whole lease (interval + LEASE_REQUESTS timeouts). Leases already
+      // given back by a write, or taken by a newer claim, are left as they are.
+      // (With the database gone, this fails too and the leases run out as before: the write's error is the one told.)
+      await this.repository.releaseLeases([...due].map(([id, d]) => ({ id, lease: d.lease }))).catch(() => undefined);
+      throw err;
+    }
     await this.repository.releaseLeases(skipped);
     await this.repository.handToLaggingLane(overBudget);
     return { polled, failed, handedOff: overBudget.length };

@@ -8,6 +8,11 @@ import { migrateDeployOnThread } from '../db/migrate-thread.js';
 import { PrismaClient, type Prisma } from '../generated/prisma/client.js';
 import { forgetDebugHistory } from './debug-history.js';
 
+/** PostgreSQL's SQLSTATE for "deadlock detected". */
+const DEADLOCK_DETECTED = '40P01';
+/** Runs of a deadlocked statement after the first. */
+const DEADLOCK_RETRIES = 3;
+
 /**
  * The Prisma client (query compiler in WASM, adapter-pg) and, for the statements that run for every poll, the same
  * connection pool without Prisma in between (`rows`, `execute`, `transaction`). Only repositories inject it.
@@ -38,9 +43,23 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
     return (await this.pool.query(statement.text, statement.values)).rows as T[];
   }
 
-  /** As `rows`, for a statement whose rows are not read: the number of rows it affected. */
+  /**
+   * As `rows`, for a statement whose rows are not read: the number of rows it affected. A statement PostgreSQL aborts
+   * for a deadlock is run again (up to DEADLOCK_RETRIES times): it ran on its own, so it was rolled back whole, and
+   * running it again is running it a moment later. The poll's write and the slow lane's write lock the same boards'
+   * rows in different orders and deadlock now and then; before, the poll's results were lost.
+   */
   async execute(statement: Prisma.Sql): Promise<number> {
-    return (await this.pool.query(statement.text, statement.values)).rowCount ?? 0;
+    for (let retry = 0; ; retry++) {
+      try {
+        return (await this.pool.query(statement.text, statement.values)).rowCount ?? 0;
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== DEADLOCK_DETECTED || retry >= DEADLOCK_RETRIES) {
+          throw err;
+        }
+        this.logger.warn(`deadlock detected; the statement runs again (${retry + 1} of ${DEADLOCK_RETRIES})`);
+      }
+    }
   }
 
   /** `fn` inside BEGIN … COMMIT on one connection of the pool (ROLLBACK when it throws), with `rows` on it. */
