@@ -138,7 +138,8 @@ redis.describe('polling a faulty rack with two workers', () => {
     if (worst > 4 * INTERVAL_S) {
       // What the board went through, so a failure says why rather than only how stale.
       const board = await sql.query(
-        `SELECT "name", "state", "stateReason", "consecutiveFailures", "lastPolledAt", "lastSuccessAt", "nextPollAt"
+        `SELECT "name", "state", "stateReason", "consecutiveFailures", "lastPolledAt", "lastSuccessAt", "nextPollAt",
+           "pollLease", "pollLeaseUntil", "pollLagging", "pollHandedOff"
          FROM "Board" b JOIN "BoardSchedule" s ON s."boardId" = b."id" WHERE "id" = $1`,
         [worstBoard],
       );
