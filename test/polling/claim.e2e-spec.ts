@@ -3,35 +3,28 @@
 // claim leases the board: not claimed again while the lease runs, and a result is written only under its lease and
 // only if it is newer than the stored one.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import pg from 'pg';
-import { PollingRepository, type PollWrite } from '../../src/polling/polling.repository.js';
-import { PollingScheduler } from '../../src/polling/polling.scheduler.js';
+import type pg from 'pg';
+import { PollingRepository } from '../../src/polling/polling.repository.js';
 import { apiClient } from '../boards/api.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { requireRedis } from '../support/redis.js';
+import { CLAIM, pollWrite, startOneBoardApp, type OneBoardApp } from './one-board.js';
 
 const redis = requireRedis();
-const CLAIM = { limit: 100, defaultIntervalSeconds: 15, slowIntervalSeconds: 3600, leaseExtraSeconds: 40 };
 
 redis.describe('claiming due boards', () => {
+  let fixture: OneBoardApp;
   let app: TestApp;
   let sql: pg.Client;
   let id: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ redisUrl: redis.url });
-    app.app.get(PollingScheduler).enabled = false; // this test claims by hand
-    sql = new pg.Client({ connectionString: app.db.url });
-    await sql.connect();
-    const res = await apiClient(app.baseUrl)('POST', '/api/v1/boards/bulk', {
-      boards: [{ name: 'due', base_url: 'http://127.0.0.1:9' }],
-    });
-    id = res.body.items[0].id;
+    fixture = await startOneBoardApp(redis.url, 'due');
+    ({ app, sql, id } = fixture);
   }, 60_000);
 
   afterAll(async () => {
-    await sql?.end();
-    await app?.close();
+    await fixture?.close();
   });
 
   const makeDue = () =>
@@ -66,25 +59,7 @@ redis.describe('claiming due boards', () => {
     expect(await repository.claimDue(CLAIM)).toEqual([]);
   });
 
-  const write = (lease: number, polledAt: Date, state = 'online'): PollWrite => ({
-    boardId: id,
-    lease,
-    lagging: false,
-    credentialVersion: 1,
-    polledAt,
-    succeeded: true,
-    state,
-    stateChanged: true,
-    stateReason: null,
-    consecutiveFailures: 0,
-    nextPollAt: null,
-    bannedUntil: null,
-    aboutDue: false,
-    noAnswer: false,
-    reading: { health: { uptime_seconds: 1 } },
-    thermalSamples: [{ sensor: 'cpu', temperatureC: 40 }],
-    events: [{ kind: 'state', summary: `x → ${state}` }],
-  });
+  const write = (lease: number, polledAt: Date, state = 'online') => pollWrite(id, lease, polledAt, state);
   const row = async () =>
     (
       await sql.query<{ success: Date | null; lease: number; until: Date | null; state: string; events: number }>(

@@ -5,38 +5,31 @@
 // Now a deadlocked statement runs again; and a write that fails for good gives its batch's leases back.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { PollingRepository, type PollWrite } from '../../src/polling/polling.repository.js';
-import { PollingScheduler } from '../../src/polling/polling.scheduler.js';
+import { PollingRepository } from '../../src/polling/polling.repository.js';
 import { PollingWorker } from '../../src/polling/polling.worker.js';
-import { apiClient, waitFor } from '../boards/api.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { waitFor } from '../boards/api.js';
+import type { TestApp } from '../support/app.js';
 import { testEnv } from '../support/env.js';
 import { requireRedis } from '../support/redis.js';
+import { CLAIM, pollWrite, startOneBoardApp, type OneBoardApp } from './one-board.js';
 
 const redis = requireRedis();
-const CLAIM = { limit: 100, defaultIntervalSeconds: 15, slowIntervalSeconds: 3600, leaseExtraSeconds: 40 };
 // Two sessions that wait for each other need a PostgreSQL server (the in-memory PGlite serves one at a time).
 const withServer = testEnv.databaseUrl ? it : it.skip;
 
 redis.describe('a poll write that fails', () => {
+  let fixture: OneBoardApp;
   let app: TestApp;
   let sql: pg.Client;
   let id: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ redisUrl: redis.url });
-    app.app.get(PollingScheduler).enabled = false; // this test claims by hand
-    sql = new pg.Client({ connectionString: app.db.url });
-    await sql.connect();
-    const res = await apiClient(app.baseUrl)('POST', '/api/v1/boards/bulk', {
-      boards: [{ name: 'deadlocked', base_url: 'http://127.0.0.1:9' }],
-    });
-    id = res.body.items[0].id;
+    fixture = await startOneBoardApp(redis.url, 'deadlocked');
+    ({ app, sql, id } = fixture);
   }, 60_000);
 
   afterAll(async () => {
-    await sql?.end();
-    await app?.close();
+    await fixture?.close();
   });
 
   const claim = async () => {
@@ -56,25 +49,6 @@ redis.describe('a poll write that fails', () => {
         [id],
       )
     ).rows[0]!;
-  const write = (lease: number, polledAt: Date): PollWrite => ({
-    boardId: id,
-    lease,
-    lagging: false,
-    credentialVersion: 1,
-    polledAt,
-    succeeded: true,
-    state: 'online',
-    stateChanged: true,
-    stateReason: null,
-    consecutiveFailures: 0,
-    nextPollAt: null,
-    bannedUntil: null,
-    aboutDue: false,
-    noAnswer: false,
-    reading: { health: { uptime_seconds: 1 } },
-    thermalSamples: [{ sensor: 'cpu', temperatureC: 40 }],
-    events: [],
-  });
 
   describe('deadlocked with another writer', () => {
     withServer(
@@ -92,7 +66,7 @@ redis.describe('a poll write that fails', () => {
           await other.query(`UPDATE "BoardReading" SET "uptimeSeconds" = 7 WHERE "boardId" = $1`, [id]);
           // The poll's statement takes the schedule and board rows, then waits for the reading row.
           const polledAt = new Date();
-          const written = app.app.get(PollingRepository).applyPolls([write(lease, polledAt)]);
+          const written = app.app.get(PollingRepository).applyPolls([pollWrite(id, lease, polledAt)]);
           const outcome = written.then(
             () => 'written',
             (err: unknown) => (err instanceof Error ? err.message : String(err)),
