@@ -138,6 +138,38 @@ redis.describe('claiming due boards', () => {
     expect(await stored()).toEqual({ fw: { tag: 'poll, newest' }, slots: { tag: 'poll, newest' } });
   });
 
+  it('keeps the readings a poll did not read, with their times, and stores those it read', async () => {
+    const repository = app.app.get(PollingRepository);
+    const stored = async () =>
+      (
+        await sql.query<{ health: unknown; healthAt: Date; cooling: unknown; coolingAt: Date; uptime: number }>(
+          `SELECT "health", "healthAt", "cooling", "coolingAt", "uptimeSeconds" AS uptime
+           FROM "BoardReading" WHERE "boardId" = $1`,
+          [id],
+        )
+      ).rows[0]!;
+    const poll = async (polledAt: Date, reading: NonNullable<ReturnType<typeof write>['reading']>) => {
+      await sql.query(
+        `UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "boardId" = $1`,
+        [id],
+      );
+      const [claim] = (await repository.claimDue(CLAIM))!;
+      await repository.applyPolls([{ ...write(claim!.lease, polledAt), reading, events: [] }]);
+    };
+    const base = Date.now() + 90_000; // after every poll the earlier tests wrote
+    const cooling = [{ device: 'system fan', speed: 2, max_speed: 3, zone: null, overridden: false }];
+    // A poll with /cooling (every few polls), then one without it: /cooling and its time stay as they were.
+    await poll(new Date(base), { health: { tag: 'first' }, cooling, uptimeSeconds: 100 });
+    await poll(new Date(base + 1000), { health: { tag: 'second' }, uptimeSeconds: 101 });
+    expect(await stored()).toEqual({
+      health: { tag: 'second' },
+      healthAt: new Date(base + 1000),
+      cooling,
+      coolingAt: new Date(base),
+      uptime: 101,
+    });
+  });
+
   // Last: these move the board to a new credential generation, which the writes above (generation 1) would not match.
   it('gives back the lease of a result it refuses, so the board is not left unpolled until the lease runs out', async () => {
     const repository = app.app.get(PollingRepository);
