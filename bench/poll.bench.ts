@@ -8,7 +8,8 @@
 // api` (registration, the API) and `--role worker` (queue workers), both with the scheduler clock. Their CPU and peak
 // RSS are read from /proc, so neither jest nor the bench's own sampling (staleness is read straight from
 // PostgreSQL) is counted. BENCH_WORKER_NODE_ARGS adds node options to the worker, e.g.
-// `--cpu-prof --cpu-prof-dir=.tmp/prof` for a V8 CPU profile; BENCH_API_NODE_ARGS the same to the api.
+// `--cpu-prof --cpu-prof-dir=.tmp/prof` for a V8 CPU profile, or `--import $PWD/bench/lib/gc-trace.mjs` for what its
+// garbage collector does; BENCH_API_NODE_ARGS the same to the api.
 // The rack runs with --trust-loopback (no logins: 10,000 scrypt checks would measure the simulator, not us).
 //
 // Side by side (BENCH_SIDE_BY_SIDE=0 skips it): after the fault-free window, the loop runs once more beside the
