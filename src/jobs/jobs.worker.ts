@@ -21,6 +21,8 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobsWorker.name);
   private readonly workers: Worker[] = [];
   private readonly supervisor: WorkerSupervisor;
+  /** Jobs this process is running: the close waits for them (up to SHUTDOWN_JOB_GRACE_MS). */
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(
     private readonly registry: JobsRegistry,
@@ -37,7 +39,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const appConfig = this.config.all;
     const queues = new Set<QueueName>(this.registry.all().map((j) => j.definition.queue));
     for (const queue of queues) {
-      const worker = new Worker(queue, (job: Job) => this.process(job), {
+      const worker = new Worker(queue, (job: Job) => this.track(this.process(job)), {
         ...queueRootOptions(appConfig),
         concurrency: queueConcurrency(queue, appConfig),
         drainDelay: workerDrainDelay(appConfig),
@@ -45,6 +47,12 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.supervisor.watch(worker, queue);
       this.workers.push(worker);
     }
+  }
+
+  private track<T>(job: Promise<T>): Promise<T> {
+    this.running.add(job);
+    void job.catch(() => undefined).finally(() => this.running.delete(job));
+    return job;
   }
 
   async process(job: Job): Promise<unknown> {
@@ -84,11 +92,16 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     // firmware install waiting on its board for minutes) is handed back: the forced close leaves the job to BullMQ's
     // stalled-job check, which gives it to another worker, and installs re-run safely from their DB lease
     // (src/firmware/install.runner.ts). Waiting for them would outlast any orchestrator's stop timeout.
-    // pause() takes no new job and resolves when the running ones are done; close(true) then closes without
-    // waiting (a close() started earlier could not be forced any more: BullMQ returns the pending one).
+    // pause(true) takes no new job and returns at once; this process's own count of running jobs is what is waited
+    // for. BullMQ's pause() waits by disconnecting the blocking connection and connects it again once the jobs end:
+    // after a forced close that new connection was never closed (test/app/close-redis.e2e-spec.ts). close(true) then
+    // closes without waiting (a close() started earlier could not be forced any more: BullMQ returns the pending one).
     this.supervisor.stop();
     const workers = this.workers.splice(0);
-    const drained = Promise.all(workers.map((w) => w.pause())).then(() => 'drained' as const);
+    await Promise.all(workers.map((w) => w.pause(true)));
+    const drained = Promise.all([...this.running].map((job) => job.catch(() => undefined))).then(
+      () => 'drained' as const,
+    );
     const timer = sleep(SHUTDOWN_JOB_GRACE_MS, 'timeout' as const, { ref: false });
     if ((await Promise.race([drained, timer])) === 'timeout') {
       this.logger.warn(`stopping: jobs still running after ${SHUTDOWN_JOB_GRACE_MS} ms are handed back to the queue`);
