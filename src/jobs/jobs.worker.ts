@@ -92,8 +92,8 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     // firmware install waiting on its board for minutes) is handed back: the forced close leaves the job to BullMQ's
     // stalled-job check, which gives it to another worker, and installs re-run safely from their DB lease
     // (src/firmware/install.runner.ts). Waiting for them would outlast any orchestrator's stop timeout.
-    // pause(true) takes no new job and returns at once; this process's own count of running jobs is what is waited
-    // for. BullMQ's pause() waits by disconnecting the blocking connection and connects it again once the jobs end:
+    // pause(true) takes no new job and returns at once; the jobs this process is running (`running`) are what is
+    // waited for. BullMQ's pause() waits by disconnecting the blocking connection and connects it again once they end:
     // after a forced close that new connection was never closed (test/app/close-redis.e2e-spec.ts). close(true) then
     // closes without waiting (a close() started earlier could not be forced any more: BullMQ returns the pending one).
     this.supervisor.stop();
