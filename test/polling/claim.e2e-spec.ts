@@ -4,7 +4,7 @@
 // only if it is newer than the stored one.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { PollingRepository } from '../../src/polling/polling.repository.js';
+import { PollingRepository, type PollWrite } from '../../src/polling/polling.repository.js';
 import { apiClient } from '../boards/api.js';
 import type { TestApp } from '../support/app.js';
 import { requireRedis } from '../support/redis.js';
@@ -70,6 +70,17 @@ redis.describe('claiming due boards', () => {
       )
     ).rows[0]!;
 
+  /** Makes the board due with its lease free, claims it, and writes one poll under that claim that read `reading`. */
+  const pollUnderNewClaim = async (polledAt: Date, reading: NonNullable<PollWrite['reading']>) => {
+    await sql.query(
+      `UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "boardId" = $1`,
+      [id],
+    );
+    const repository = app.app.get(PollingRepository);
+    const [claim] = (await repository.claimDue(CLAIM))!;
+    await repository.applyPolls([{ ...write(claim!.lease, polledAt), reading, events: [] }]);
+  };
+
   it('does not claim a leased board, and writes only under the current lease and only forward in time', async () => {
     const repository = app.app.get(PollingRepository);
     await sql.query(
@@ -115,16 +126,8 @@ redis.describe('claiming due boards', () => {
       repository.applySlowReads([
         { boardId: id, readAt, firmwareCheck: { tag }, slots: { tag }, events: [], retryAt: null },
       ]);
-    const poll = async (polledAt: Date, tag: string) => {
-      await sql.query(
-        `UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "boardId" = $1`,
-        [id],
-      );
-      const [claim] = (await repository.claimDue(CLAIM))!;
-      await repository.applyPolls([
-        { ...write(claim!.lease, polledAt), reading: { firmwareCheck: { tag }, slots: { tag } }, events: [] },
-      ]);
-    };
+    const poll = (polledAt: Date, tag: string) =>
+      pollUnderNewClaim(polledAt, { firmwareCheck: { tag }, slots: { tag } });
     const base = Date.now() + 60_000; // after every poll the earlier tests wrote
     await slow(new Date(base + 10_000), 'slow, newest');
     await slow(new Date(base), 'slow, older');
@@ -139,7 +142,6 @@ redis.describe('claiming due boards', () => {
   });
 
   it('keeps the readings a poll did not read, with their times, and stores those it read', async () => {
-    const repository = app.app.get(PollingRepository);
     const stored = async () =>
       (
         await sql.query<{ health: unknown; healthAt: Date; cooling: unknown; coolingAt: Date; uptime: number }>(
@@ -148,19 +150,11 @@ redis.describe('claiming due boards', () => {
           [id],
         )
       ).rows[0]!;
-    const poll = async (polledAt: Date, reading: NonNullable<ReturnType<typeof write>['reading']>) => {
-      await sql.query(
-        `UPDATE "BoardSchedule" SET "nextPollAt" = now() - interval '1 s', "pollLeaseUntil" = NULL WHERE "boardId" = $1`,
-        [id],
-      );
-      const [claim] = (await repository.claimDue(CLAIM))!;
-      await repository.applyPolls([{ ...write(claim!.lease, polledAt), reading, events: [] }]);
-    };
     const base = Date.now() + 90_000; // after every poll the earlier tests wrote
     const cooling = [{ device: 'system fan', speed: 2, max_speed: 3, zone: null, overridden: false }];
     // A poll with /cooling (every few polls), then one without it: /cooling and its time stay as they were.
-    await poll(new Date(base), { health: { tag: 'first' }, cooling, uptimeSeconds: 100 });
-    await poll(new Date(base + 1000), { health: { tag: 'second' }, uptimeSeconds: 101 });
+    await pollUnderNewClaim(new Date(base), { health: { tag: 'first' }, cooling, uptimeSeconds: 100 });
+    await pollUnderNewClaim(new Date(base + 1000), { health: { tag: 'second' }, uptimeSeconds: 101 });
     expect(await stored()).toEqual({
       health: { tag: 'second' },
       healthAt: new Date(base + 1000),
