@@ -299,6 +299,31 @@ describe('BoardClient', () => {
       expect(errorReason(err)).toBe('invalid_response');
     });
 
+    it('read() keeps an answer that is exactly its schema as the board sent it, and validates like call()', async () => {
+      const sensor = { name: 'bmc-thermal', temperature_c: 47.6, present: true, trips: [] };
+      // The board's own spelling (member order, spacing): what read() hands back for the caller to store.
+      const text =
+        ' {"cooling": [], "sensors": [{"trips": [], "present": true, "temperature_c": 47.60, "name": "bmc-thermal"}]}';
+      board.handler = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(text);
+      };
+      expect(await client().read('getThermal')).toEqual({ value: { sensors: [sensor], cooling: [] }, json: text });
+
+      // A member the schema does not name is dropped by validation, so the text is the validated value's.
+      board.handler = (_req, res) => json(res, 200, { sensors: [{ ...sensor, extra: 1 }], cooling: [], more: true });
+      const stripped = await client().read('getThermal');
+      expect(stripped.value).toEqual({ sensors: [sensor], cooling: [] });
+      expect(JSON.parse(stripped.json)).toEqual({ sensors: [sensor], cooling: [] });
+
+      board.handler = (_req, res) => json(res, 200, { sensors: [{ name: 'x' }], cooling: [] });
+      const err = await client()
+        .read('getThermal')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BoardResponseInvalidError);
+      expect((err as Error).message).toContain('sensors.0.present');
+    });
+
     it('carries the problem detail of a path-form refusal', async () => {
       board.handler = (_req, res) =>
         json(

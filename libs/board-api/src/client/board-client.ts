@@ -36,6 +36,7 @@ import {
   BoardTransferError,
 } from './errors.js';
 import type { TTransferring, TTransferState } from '../schemas/transfers.js';
+import { isExactAnswer, STORED_READS, type StoredRead } from './exact-answers.js';
 import {
   createBoardDispatcher,
   header,
@@ -303,6 +304,28 @@ export class BoardClient {
     return this.interpret(id, res, form) as OperationResult<Id>;
   }
 
+  /**
+   * A read whose answer the caller keeps as JSON (STORED_READS: the fleet manager stores every poll's), with that
+   * JSON: the board's own text when the answer is exactly what validation returns (no member it would drop), so it
+   * is neither copied by the parse nor serialised again; otherwise the validated value's. Throws as `call` does.
+   */
+  async read<Id extends StoredRead>(
+    id: Id,
+    options?: CallOptions,
+  ): Promise<{ value: OperationResult<Id>; json: string }> {
+    if (!this.offered.has(id)) {
+      throw new BoardCapabilityError(id, this.dialect, this.daemonVersion);
+    }
+    const form = this.formOf(id);
+    const request = form === 'legacy' ? this.legacyRequest(id, {}) : this.pathRequest(id, {}, undefined);
+    const res = await this.authorized(id, request, options?.timeoutMs, options?.login ?? true);
+    const answer = this.interpretAnswer(id, res, form, STORED_READS.includes(id));
+    return {
+      value: answer.value as OperationResult<Id>,
+      json: answer.exactText ?? JSON.stringify(answer.value),
+    };
+  }
+
   /** The spelling of one operation on this board (a daemon extension's path form is the agent's only). */
   formOf(id: OperationId): WireForm {
     return wireFormOf(id, this.dialect, this.daemonVersion);
@@ -377,6 +400,16 @@ export class BoardClient {
   }
 
   private interpret(id: OperationId, res: WireResponse, form: WireForm = this.form): unknown {
+    return this.interpretAnswer(id, res, form, false).value;
+  }
+
+  /** The validated answer; with `exact`, the answer's text too when it is exactly that value (isExactAnswer). */
+  private interpretAnswer(
+    id: OperationId,
+    res: WireResponse,
+    form: WireForm,
+    exact: boolean,
+  ): { value: unknown; exactText?: string } {
     const op = operations[id] as (typeof operations)[OperationId] & { legacyAnswer?: 'bare' | 'uart' };
     const ok = res.status >= 200 && res.status <= 299;
     if (!ok) {
@@ -402,12 +435,12 @@ export class BoardClient {
         throw new BoardResponseInvalidError(id, [], res.text.slice(0, 200), 'not a legacy envelope');
       }
       if (op.response === null) {
-        return undefined;
+        return { value: undefined };
       }
       value = result;
     } else {
       if (op.response === null) {
-        return undefined;
+        return { value: undefined };
       }
       const type = header(res, 'content-type') ?? '';
       if (type.includes('text/html') || /^\s*</.test(res.text)) {
@@ -423,8 +456,11 @@ export class BoardClient {
       if (value === NOT_JSON) {
         throw new BoardResponseInvalidError(id, [], res.text.slice(0, 200), 'the answer is not JSON');
       }
+      if (exact && isExactAnswer(id as StoredRead, value)) {
+        return { value, exactText: res.text };
+      }
     }
-    return this.validate(id, value);
+    return { value: this.validate(id, value) };
   }
 
   private validate(id: OperationId, value: unknown): unknown {

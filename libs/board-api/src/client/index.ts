@@ -13,3 +13,4 @@ export {
   type DispatcherOptions,
   type WireResponse,
 } from './transport.js';
+export { STORED_READS, type StoredRead } from './exact-answers.js';
