@@ -27,6 +27,9 @@ const target = (over: Partial<PollTarget> = {}): PollTarget =>
     ...over,
   }) as PollTarget;
 
+/** An answer as BoardClient.read returns it. */
+const stored = (value: unknown) => ({ value, json: JSON.stringify(value) });
+
 /** A board client answering every read, with some answers replaced by a thrown error; records what was called. */
 function fakeBoard(failing: Partial<Record<'cooling' | 'sdcard', Error>> = {}) {
   const calls: string[] = [];
@@ -35,9 +38,12 @@ function fakeBoard(failing: Partial<Record<'cooling' | 'sdcard', Error>> = {}) {
     const err = failing[name as 'cooling' | 'sdcard'];
     return err ? Promise.reject(err) : Promise.resolve(value);
   };
+  const reads: Record<string, () => Promise<unknown>> = {
+    getHealth: answer('health', stored({ uptime_seconds: 100 })),
+    getThermal: answer('thermal', stored({ sensors: [], cooling: [] })),
+  };
   const client = {
-    health: answer('health', { uptime_seconds: 100 }),
-    thermal: answer('thermal', { sensors: [], cooling: [] }),
+    read: (id: string) => reads[id]!(),
     cooling: answer('cooling', cooling),
     sdcard: answer('sdcard', card),
     firmwareCheck: answer('firmwareCheck', { stable: null }),
@@ -208,9 +214,12 @@ describe('pollBoard: the fast lane budget', () => {
           }
         });
       };
+    const reads: Record<string, (options?: { timeoutMs?: number }) => Promise<unknown>> = {
+      getHealth: answer('getHealth', stored({ uptime_seconds: 100 }), healthMs),
+      getThermal: answer('getThermal', stored({ sensors: [], cooling: [] })),
+    };
     const client = {
-      health: answer('getHealth', { uptime_seconds: 100 }, healthMs),
-      thermal: answer('getThermal', { sensors: [], cooling: [] }),
+      read: (id: string, options?: { timeoutMs?: number }) => reads[id]!(options),
     } as unknown as BoardClient;
     const deps: PollDeps = {
       client: () => client,

@@ -11,8 +11,10 @@ import {
   type BoardClient,
   type CallOptions,
   type DetectedBoard,
+  type StoredRead,
 } from '@tpfleet/board-api/client';
-import type { OperationId } from '@tpfleet/board-api';
+import type { OperationId, TThermal } from '@tpfleet/board-api';
+import { JsonText } from './json-text.js';
 import type { PollTarget, PollWrite } from './polling.repository.js';
 import { nextReachability, type PollOutcome, type PolledState, type ReachabilityPolicy } from './reachability.js';
 import { firmwareVersionOf } from '../boards/board-facts.js';
@@ -31,7 +33,8 @@ export interface OpFailure {
   message: string;
 }
 
-type Reading = NonNullable<PollWrite['reading']>;
+/** What a poll read, and the thermal samples of its /thermal answer (stored in a table of their own). */
+type Reading = NonNullable<PollWrite['reading']> & { thermalSamples?: PollWrite['thermalSamples'] };
 
 /** What one poll found; the worker adds the lease it ran under and the lane the board goes to. */
 export type PolledBoard = Omit<PollWrite, 'lease' | 'lagging'>;
@@ -42,16 +45,27 @@ interface PollOp {
   store: (reading: Reading, value: unknown) => void;
 }
 
-const FAST_OPS: PollOp[] = [
+/** A read stored as the board's JSON text (BoardClient.read): its value is judged here, its text is written as is. */
+interface StoredOp {
+  id: StoredRead;
+  store: (reading: Reading, answer: { value: unknown; json: string }) => void;
+}
+
+const FAST_OPS: StoredOp[] = [
   {
     id: 'getHealth',
-    run: (c, o) => c.health(o),
-    store: (r, v) => {
-      r.health = v;
-      r.uptimeSeconds = (v as { uptime_seconds: number | null }).uptime_seconds;
+    store: (r, a) => {
+      r.health = new JsonText(a.json);
+      r.uptimeSeconds = (a.value as { uptime_seconds: number | null }).uptime_seconds;
     },
   },
-  { id: 'getThermal', run: (c, o) => c.thermal(o), store: (r, v) => (r.thermal = v) },
+  {
+    id: 'getThermal',
+    store: (r, a) => {
+      r.thermal = new JsonText(a.json);
+      r.thermalSamples = samplesOf(a.value as TThermal);
+    },
+  },
 ];
 /** Every MEDIUM_POLL_EVERY-th poll: a held governor and the card's use (alert rules governor_overridden, sdcard_full). */
 const MEDIUM_OPS: PollOp[] = [
@@ -66,6 +80,27 @@ const SLOW_OPS: PollOp[] = [
   },
   { id: 'getFirmwareSlots', run: (c, o) => c.call('getFirmwareSlots', {}, o), store: (r, v) => (r.slots = v) },
 ];
+
+/** A read of every poll, as PollOp: the answer's value and its JSON text are stored. */
+function readOp(op: StoredOp): PollOp {
+  return {
+    id: op.id,
+    run: (c, o) => c.read(op.id, o),
+    store: (r, answer) => op.store(r, answer as { value: unknown; json: string }),
+  };
+}
+const FAST_READS: PollOp[] = FAST_OPS.map(readOp);
+
+/** The thermal history's samples of one /thermal answer: sensors that read a temperature. */
+function samplesOf(thermal: TThermal): Array<{ sensor: string; temperatureC: number }> {
+  const samples: Array<{ sensor: string; temperatureC: number }> = [];
+  for (const s of thermal.sensors) {
+    if (typeof s.temperature_c === 'number') {
+      samples.push({ sensor: s.name, temperatureC: s.temperature_c });
+    }
+  }
+  return samples;
+}
 
 function failureOf(operation: string, err: unknown): OpFailure {
   return { operation, reason: errorReason(err), message: err instanceof Error ? err.message : String(err) };
@@ -179,12 +214,12 @@ export async function pollBoard(
     const client = deps.client(current);
     const offered = capabilities(current.dialect, current.daemonVersion ?? undefined);
     // Sequential per board: one login at most, and a board that stopped answering costs one timeout, not four.
-    const ops = [...FAST_OPS, ...(due.medium ? MEDIUM_OPS : []), ...(due.slow ? SLOW_OPS : [])];
+    const ops = [...FAST_READS, ...(due.medium ? MEDIUM_OPS : []), ...(due.slow ? SLOW_OPS : [])];
     for (const op of ops) {
       if (!offered.has(op.id)) {
         continue; // e.g. upstream bmcd has no /health: not a failure, just nothing to read
       }
-      const advisory = !FAST_OPS.includes(op);
+      const advisory = !FAST_READS.includes(op);
       try {
         op.store(reading, await timed(op.id, () => op.run(client, callOptions())));
         succeededOps++;
@@ -302,7 +337,7 @@ function polledBoard(
       },
     });
   }
-  const thermal = reading.thermal as { sensors?: Array<{ name: string; temperature_c: number | null }> } | undefined;
+  const { thermalSamples = [], ...stored } = reading;
   return {
     boardId: target.id,
     credentialVersion: target.credentialVersion,
@@ -316,10 +351,8 @@ function polledBoard(
     bannedUntil: outcome.kind === 'banned' ? new Date(polledAt.getTime() + outcome.retryAfterSeconds * 1000) : null,
     aboutDue: found.aboutDue,
     noAnswer: found.noAnswer,
-    reading: Object.keys(reading).length ? reading : null,
-    thermalSamples: (thermal?.sensors ?? [])
-      .filter((s) => typeof s.temperature_c === 'number')
-      .map((s) => ({ sensor: s.name, temperatureC: s.temperature_c as number })),
+    reading: Object.keys(stored).length ? stored : null,
+    thermalSamples,
     events,
   };
 }

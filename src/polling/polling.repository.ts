@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, type Board } from '../generated/prisma/client.js';
 import { PrismaService } from '../prisma/prisma.service.js';
+import { rowsJson } from './json-text.js';
 import { MEDIUM_POLL_EVERY } from './polling.settings.js';
 
 /** Scheduler lock id: pg_try_advisory_xact_lock(hashtext('tpfleet:poll-scheduler')). */
@@ -70,7 +71,9 @@ export interface PollWrite {
   /** The poll got no answer at all (timeout, reset, refused connection): the lagging lane's sign. */
   noAnswer: boolean;
   reading: {
+    /** GET /health; as the board's JSON text (JsonText) when the poll read it, written into the statement as is. */
     health?: unknown;
+    /** GET /thermal, as `health`. */
     thermal?: unknown;
     firmwareCheck?: unknown;
     slots?: unknown;
@@ -247,7 +250,7 @@ export class PollingRepository {
       return;
     }
     const boards: unknown[] = [];
-    const readings: unknown[] = [];
+    const readings: Array<Record<string, unknown>> = [];
     const samples: unknown[] = [];
     const events: unknown[] = [];
     for (const w of writes) {
@@ -341,7 +344,7 @@ export class PollingRepository {
           "uptimeSeconds")
         SELECT r.id, r.health, r.health_at, r.thermal, r.thermal_at, r.fw, r.fw_at, r.slots, r.slots_at, r.about,
           r.about_at, r.cooling, r.cooling_at, r.sdcard, r.sdcard_at, r.uptime
-        FROM jsonb_to_recordset(${JSON.stringify(readings)}::jsonb) AS r(
+        FROM jsonb_to_recordset(${rowsJson(readings)}::jsonb) AS r(
           id uuid, health jsonb, health_at timestamptz, thermal jsonb, thermal_at timestamptz, fw jsonb,
           fw_at timestamptz, slots jsonb, slots_at timestamptz, about jsonb, about_at timestamptz, cooling jsonb,
           cooling_at timestamptz, sdcard jsonb, sdcard_at timestamptz, uptime float8)

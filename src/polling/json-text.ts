@@ -1,0 +1,30 @@
+// Statement JSON for the poll's write, with answers kept as the board's own JSON text (BoardClient.read).
+
+/** A value already as JSON text (BoardClient.read's answers): a statement's JSON takes it as is, not serialised again. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** The JSON text of `rows`, with each JsonText member as its text. */
+export function rowsJson(rows: Array<Record<string, unknown>>): string {
+  const parts: string[] = [];
+  for (const row of rows) {
+    let texts = '';
+    const plain: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (value instanceof JsonText) {
+        texts += `,${JSON.stringify(key)}:${value.text}`;
+      } else {
+        plain[key] = value;
+      }
+    }
+    const json = JSON.stringify(plain);
+    if (texts === '') {
+      parts.push(json);
+    } else {
+      // `{…}` closed after the texts; with no other member, the texts' leading comma goes.
+      parts.push(json === '{}' ? `{${texts.slice(1)}}` : `${json.slice(0, -1)}${texts}}`);
+    }
+  }
+  return `[${parts.join(',')}]`;
+}
