@@ -238,8 +238,9 @@ export class PollingRepository {
    * Writes a batch of polls in ONE statement (one round trip, atomic without BEGIN/COMMIT): board state (UPDATE),
    * latest readings (upsert), thermal samples and timeline events (INSERTs), as data-modifying CTEs, which
    * PostgreSQL runs to completion whether or not the final SELECT reads them. Rows travel as one JSON parameter per
-   * table, so there is no per-board statement and no bound-parameter limit to split around. An empty list is `[]`
-   * (no rows), which keeps the statement's text the same for every batch.
+   * table, so there is no per-board statement and no bound-parameter limit to split around; the answers a poll read
+   * with their JSON text (JsonText) go into it as that text. An empty list is `[]` (no rows), which keeps the
+   * statement's text the same for every batch.
    * A board's poll is written only under the lease it ran with and only if it is newer than the stored one; its
    * readings, samples and events only with it (they join the boards actually written). So a result that lost its
    * lease — a newer poll was claimed — changes nothing, and a transition is recorded once. Writing gives the lease
