@@ -11,7 +11,6 @@ import {
   type BoardClient,
   type CallOptions,
   type DetectedBoard,
-  type StoredRead,
 } from '@tpfleet/board-api/client';
 import type { OperationId, TThermal } from '@tpfleet/board-api';
 import { JsonText } from './json-text.js';
@@ -45,23 +44,24 @@ interface PollOp {
   store: (reading: Reading, value: unknown) => void;
 }
 
-/** A read stored as the board's JSON text (BoardClient.read): its value is judged here, its text is written as is. */
-interface StoredOp {
-  id: StoredRead;
-  store: (reading: Reading, answer: { value: unknown; json: string }) => void;
-}
+/** An answer as BoardClient.read gives it: the value is judged here, the JSON text is what the write stores. */
+type ReadAnswer = { value: unknown; json: string };
 
-const FAST_OPS: StoredOp[] = [
+const FAST_OPS: PollOp[] = [
   {
     id: 'getHealth',
-    store: (r, a) => {
+    run: (c, o) => c.read('getHealth', o),
+    store: (r, v) => {
+      const a = v as ReadAnswer;
       r.health = new JsonText(a.json);
       r.uptimeSeconds = (a.value as { uptime_seconds: number | null }).uptime_seconds;
     },
   },
   {
     id: 'getThermal',
-    store: (r, a) => {
+    run: (c, o) => c.read('getThermal', o),
+    store: (r, v) => {
+      const a = v as ReadAnswer;
       r.thermal = new JsonText(a.json);
       r.thermalSamples = samplesOf(a.value as TThermal);
     },
@@ -80,16 +80,6 @@ const SLOW_OPS: PollOp[] = [
   },
   { id: 'getFirmwareSlots', run: (c, o) => c.call('getFirmwareSlots', {}, o), store: (r, v) => (r.slots = v) },
 ];
-
-/** A read of every poll, as PollOp: the answer's value and its JSON text are stored. */
-function readOp(op: StoredOp): PollOp {
-  return {
-    id: op.id,
-    run: (c, o) => c.read(op.id, o),
-    store: (r, answer) => op.store(r, answer as { value: unknown; json: string }),
-  };
-}
-const FAST_READS: PollOp[] = FAST_OPS.map(readOp);
 
 /** The thermal history's samples of one /thermal answer: sensors that read a temperature. */
 function samplesOf(thermal: TThermal): Array<{ sensor: string; temperatureC: number }> {
@@ -214,12 +204,12 @@ export async function pollBoard(
     const client = deps.client(current);
     const offered = capabilities(current.dialect, current.daemonVersion ?? undefined);
     // Sequential per board: one login at most, and a board that stopped answering costs one timeout, not four.
-    const ops = [...FAST_READS, ...(due.medium ? MEDIUM_OPS : []), ...(due.slow ? SLOW_OPS : [])];
+    const ops = [...FAST_OPS, ...(due.medium ? MEDIUM_OPS : []), ...(due.slow ? SLOW_OPS : [])];
     for (const op of ops) {
       if (!offered.has(op.id)) {
         continue; // e.g. upstream bmcd has no /health: not a failure, just nothing to read
       }
-      const advisory = !FAST_READS.includes(op);
+      const advisory = !FAST_OPS.includes(op);
       try {
         op.store(reading, await timed(op.id, () => op.run(client, callOptions())));
         succeededOps++;

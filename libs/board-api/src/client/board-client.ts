@@ -36,7 +36,7 @@ import {
   BoardTransferError,
 } from './errors.js';
 import type { TTransferring, TTransferState } from '../schemas/transfers.js';
-import { isExactAnswer, STORED_READS, type StoredRead } from './exact-answers.js';
+import { isExactAnswer, type StoredRead } from './exact-answers.js';
 import {
   createBoardDispatcher,
   header,
@@ -319,7 +319,7 @@ export class BoardClient {
     const form = this.formOf(id);
     const request = form === 'legacy' ? this.legacyRequest(id, {}) : this.pathRequest(id, {}, undefined);
     const res = await this.authorized(id, request, options?.timeoutMs, options?.login ?? true);
-    const answer = this.interpretAnswer(id, res, form, STORED_READS.includes(id));
+    const answer = this.interpretAnswer(id, res, form, true);
     return {
       value: answer.value as OperationResult<Id>,
       json: answer.exactText ?? JSON.stringify(answer.value),
