@@ -316,6 +316,15 @@ describe('BoardClient', () => {
       expect(stripped.value).toEqual({ sensors: [sensor], cooling: [] });
       expect(JSON.parse(stripped.json)).toEqual({ sensors: [sensor], cooling: [] });
 
+      // Padded (valid JSON still) past what is kept as is: the compact JSON of the value, not 20 KiB of spaces.
+      board.handler = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`${text}${' '.repeat(20 * 1024)}`);
+      };
+      const padded = await client().read('getThermal');
+      expect(padded.value).toEqual({ sensors: [sensor], cooling: [] });
+      expect(padded.json).toBe(JSON.stringify(padded.value));
+
       board.handler = (_req, res) => json(res, 200, { sensors: [{ name: 'x' }], cooling: [] });
       const err = await client()
         .read('getThermal')

@@ -36,7 +36,7 @@ import {
   BoardTransferError,
 } from './errors.js';
 import type { TTransferring, TTransferState } from '../schemas/transfers.js';
-import { isExactAnswer, type StoredRead } from './exact-answers.js';
+import { EXACT_TEXT_MAX_CHARS, isExactAnswer, type StoredRead } from './exact-answers.js';
 import {
   createBoardDispatcher,
   header,
@@ -306,8 +306,9 @@ export class BoardClient {
 
   /**
    * A read whose answer the caller keeps as JSON (STORED_READS: the fleet manager stores every poll's), with that
-   * JSON: the board's own text when the answer is exactly what validation returns (no member it would drop), so it
-   * is neither copied by the parse nor serialised again; otherwise the validated value's. Throws as `call` does.
+   * JSON: the board's own text when the answer is exactly what validation returns (no member it would drop) and not
+   * padded past EXACT_TEXT_MAX_CHARS, so it is neither copied by the parse nor serialised again; otherwise the
+   * validated value's. Throws as `call` does.
    */
   async read<Id extends StoredRead>(
     id: Id,
@@ -457,7 +458,7 @@ export class BoardClient {
         throw new BoardResponseInvalidError(id, [], res.text.slice(0, 200), 'the answer is not JSON');
       }
       if (exact && isExactAnswer(id as StoredRead, value)) {
-        return { value, exactText: res.text };
+        return res.text.length <= EXACT_TEXT_MAX_CHARS ? { value, exactText: res.text } : { value };
       }
     }
     return { value: this.validate(id, value) };

@@ -37,6 +37,13 @@ export function exactJsonSchema(id: StoredRead): Record<string, unknown> {
   return z.toJSONSchema(operations[id].response, { target: 'draft-7', io: 'output', unrepresentable: 'throw' });
 }
 
+/**
+ * The longest answer text kept as it is, in characters. A board may pad a valid answer with whitespace up to the body
+ * cap (BOARD_BODY_LIMIT_BYTES, 4 MiB): past this, the caller gets the value's compact JSON instead, so what it stores
+ * and sends on (a poll's write statement) stays the answer's size. /health is ~600 characters, /thermal ~450 per zone.
+ */
+export const EXACT_TEXT_MAX_CHARS = 16 * 1024;
+
 // strictNumbers: JSON.parse turns 1e999 into Infinity, which zod's numbers refuse.
 const ajv = new Ajv({ strictNumbers: true, allErrors: false });
 const checks = new Map<StoredRead, ValidateFunction>();
