@@ -10,7 +10,7 @@ import pg from 'pg';
 import { PollingScheduler } from '../../src/polling/polling.scheduler.js';
 import { PollingRepository } from '../../src/polling/polling.repository.js';
 import { PollingWorker } from '../../src/polling/polling.worker.js';
-import { apiClient } from '../boards/api.js';
+import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -50,6 +50,19 @@ describe('a refusal whose poll lost its lease', () => {
     readFileSync(join(rack.stateDir, 'boards', '1', 'audit.log'), 'utf8')
       .split('\n')
       .filter((l) => / audit: login /.test(l) && !/: ok$/.test(l)).length;
+  /**
+   * Failed logins once the board's audit log has caught up: the board appends each line after it answers (the
+   * append is not awaited), so a read right after the poll may miss the last one.
+   */
+  const failedLoginsSettled = async (atLeast: number) =>
+    (
+      await waitFor(
+        'the audit log',
+        () => Promise.resolve(failedLogins()),
+        (n) => n >= atLeast,
+        5000,
+      )
+    ).value;
   const stored = async () =>
     (
       await sql.query<{ state: string; reason: string | null }>(
@@ -70,13 +83,15 @@ describe('a refusal whose poll lost its lease', () => {
     );
     const second = first + 1;
     await worker.pollBatch({ boards: [{ id, slow: false, lease: first }] });
-    expect(failedLogins()).toBe(1); // the board refused the password…
+    expect(await failedLoginsSettled(1)).toBe(1); // the board refused the password…
     expect((await stored()).state).toBe('online'); // …but that poll's result was not the board's to write
 
     await worker.pollBatch({ boards: [{ id, slow: false, lease: second }] });
     const after = await stored();
     expect(after.state).toBe('credentials_invalid');
     expect(after.reason).toMatch(/401|refused|credentials/i);
+    // No second login: nothing more reaches the audit log, even given the time an append takes.
+    await new Promise((r) => setTimeout(r, 500));
     expect(failedLogins()).toBe(1);
     const timeline = await apiClient(app.baseUrl)('GET', `/api/v1/boards/${id}/timeline?kind=state`);
     expect(timeline.body.items.map((e: { summary: string }) => e.summary)).toContainEqual(
