@@ -294,6 +294,16 @@ export class BoardClient {
   /** Calls one operation of the table. */
   async call<Id extends OperationId>(id: Id, ...args: ParamsArg<Id>): Promise<OperationResult<Id>> {
     const [params, options] = args;
+    const { res, form } = await this.exchange(id, params, options);
+    return this.interpret(id, res, form) as OperationResult<Id>;
+  }
+
+  /** Sends one operation in this board's spelling, with the credential; the answer is not interpreted yet. */
+  private async exchange(
+    id: OperationId,
+    params: unknown,
+    options: CallOptions | undefined,
+  ): Promise<{ res: WireResponse; form: WireForm }> {
     if (!this.offered.has(id)) {
       throw new BoardCapabilityError(id, this.dialect, this.daemonVersion);
     }
@@ -301,7 +311,7 @@ export class BoardClient {
     const wire = this.wireParams(params as Record<string, unknown> | undefined, form);
     const request = form === 'legacy' ? this.legacyRequest(id, wire) : this.pathRequest(id, wire, params);
     const res = await this.authorized(id, request, options?.timeoutMs, options?.login ?? true);
-    return this.interpret(id, res, form) as OperationResult<Id>;
+    return { res, form };
   }
 
   /**
@@ -314,12 +324,7 @@ export class BoardClient {
     id: Id,
     options?: CallOptions,
   ): Promise<{ value: OperationResult<Id>; json: string }> {
-    if (!this.offered.has(id)) {
-      throw new BoardCapabilityError(id, this.dialect, this.daemonVersion);
-    }
-    const form = this.formOf(id);
-    const request = form === 'legacy' ? this.legacyRequest(id, {}) : this.pathRequest(id, {}, undefined);
-    const res = await this.authorized(id, request, options?.timeoutMs, options?.login ?? true);
+    const { res, form } = await this.exchange(id, undefined, options);
     const answer = this.interpretAnswer(id, res, form, true);
     return {
       value: answer.value as OperationResult<Id>,
