@@ -38,6 +38,7 @@ import {
   cpuSecondsOf,
   fleetEnv,
   machineCpuSeconds,
+  mainThreadCpuSecondsOf,
   requireBenchServers,
   startFleetProcess,
   type FleetProcess,
@@ -70,7 +71,13 @@ async function undiciLoop(
   intervalSeconds: number,
   seconds: number,
   mediumEvery: number,
-): Promise<{ polls: number; wallSeconds: number; cpuSeconds: number; staleness: Array<number | null> }> {
+): Promise<{
+  polls: number;
+  wallSeconds: number;
+  cpuSeconds: number;
+  mainThreadCpuSeconds: number;
+  staleness: Array<number | null>;
+}> {
   const child = spawn(
     process.execPath,
     [
@@ -138,6 +145,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       counter((await apiClient(worker.url)('GET', '/metrics')).body, 'tpfleet_board_polls_total');
     const polls0 = await polls();
     const cpu0 = fleet.map((f) => f.cpuSeconds());
+    const workerMain0 = mainThreadCpuSecondsOf(worker.pid);
     const rackCpu0 = cpuSecondsOf(rack.process.pid!);
     const machine0 = machineCpuSeconds();
     const t0 = performance.now();
@@ -178,6 +186,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       .map((l) => l.replace('tpfleet_board_poll_failures_total', ''));
     // CPU of the fault-free window only (the faulty phase below runs on the same processes).
     const [apiCpu, workerCpu] = fleet.map((f, i) => f.cpuSeconds() - cpu0[i]!) as [number, number];
+    const workerMainCpu = mainThreadCpuSecondsOf(worker.pid) - workerMain0;
     const rackCores = (cpuSecondsOf(rack.process.pid!) - rackCpu0) / wall;
     const machine1 = machineCpuSeconds();
     const machineBusy = (machine1.busy - machine0.busy) / (machine1.total - machine0.total);
@@ -187,21 +196,35 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
 
     // Side by side: the loop beside the fleet over one window, the same rack; each one's CPU over that window.
     let sideBySide:
-      { fleet: number; worker: number; loop: number; fleetRate: number; loopRate: number; busy: number } | undefined;
+      | {
+          fleet: number;
+          worker: number;
+          workerMainShare: number;
+          loop: number;
+          loopMainShare: number;
+          fleetRate: number;
+          loopRate: number;
+          busy: number;
+        }
+      | undefined;
     if (SIDE_BY_SIDE) {
       const polls1 = await polls();
       const cpu1 = fleet.map((f) => f.cpuSeconds());
+      const workerMain1 = mainThreadCpuSecondsOf(worker.pid);
       const machine2 = machineCpuSeconds();
       const t1 = performance.now();
       const beside = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY);
       const wall1 = (performance.now() - t1) / 1000;
       const polled1 = (await polls()) - polls1;
       const [apiCpu1, workerCpu1] = fleet.map((f, i) => f.cpuSeconds() - cpu1[i]!) as [number, number];
+      const workerMainCpu1 = mainThreadCpuSecondsOf(worker.pid) - workerMain1;
       const machine3 = machineCpuSeconds();
       sideBySide = {
         fleet: ((apiCpu1 + workerCpu1) / polled1) * 1000,
         worker: (workerCpu1 / polled1) * 1000,
+        workerMainShare: workerMainCpu1 / workerCpu1,
         loop: (beside.cpuSeconds / beside.polls) * 1000,
+        loopMainShare: beside.mainThreadCpuSeconds / beside.cpuSeconds,
         fleetRate: polled1 / wall1,
         loopRate: beside.polls / beside.wallSeconds,
         busy: (machine3.busy - machine2.busy) / (machine3.total - machine2.total),
@@ -296,15 +319,15 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `| bare undici loop (HTTP only) | ${BOARDS} | ${INTERVAL} s | ${f(BOARDS / INTERVAL)} | ${f(base.rate)} | – / ${f(base.p99)} s | ${f(base.cpuPer1000, 2)} | – |`,
       '',
       `Fleet CPU per poll: ${f(result.cpuPer1000 / base.cpuPer1000, 2)}× the baseline's; staleness p99 ${f(result.p99 / INTERVAL, 2)}× the interval.`,
-      `During the fleet window: worker ${f(workerCpu / wall, 2)} cores, api ${f(apiCpu / wall, 2)}, rack ${f(rackCores, 2)}; the machine was ${f(machineBusy * 100, 0)} % busy.`,
+      `During the fleet window: worker ${f(workerCpu / wall, 2)} cores (${f((100 * workerMainCpu) / workerCpu, 0)} % of it on its main thread, the rest V8's helper threads: collector and compilers), api ${f(apiCpu / wall, 2)}, rack ${f(rackCores, 2)}; the machine was ${f(machineBusy * 100, 0)} % busy.`,
       `Worker resident set: peak ${f(result.workerRssMb, 0)} MiB over its life (${f(result.workerPeakBeforeMb, 0)} MiB before the first window: registration and its backup burst), at most ${f(workerRssInWindows / 2 ** 20, 0)} MiB sampled every 5 s in the polling windows${faultEvery > 0 ? ' (fault-free and faulty)' : ''}.`,
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
-      `During the baseline window: loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores, rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
+      `During the baseline window: loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores (${f((100 * loop.mainThreadCpuSeconds) / loop.cpuSeconds, 0)} % on its main thread), rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
     );
     if (sideBySide) {
       const b = sideBySide;
       lines.push(
-        `Side by side (the loop beside the fleet over one ${SECONDS} s window, the same rack): fleet ${f(b.fleet, 2)} CPU s per 1,000 polls (worker ${f(b.worker, 2)}) at ${f(b.fleetRate)} polls/s, loop ${f(b.loop, 2)} at ${f(b.loopRate)} polls/s: **${f(b.fleet / b.loop, 2)}×**; the machine was ${f(b.busy * 100, 0)} % busy.`,
+        `Side by side (the loop beside the fleet over one ${SECONDS} s window, the same rack): fleet ${f(b.fleet, 2)} CPU s per 1,000 polls (worker ${f(b.worker, 2)}) at ${f(b.fleetRate)} polls/s, loop ${f(b.loop, 2)} at ${f(b.loopRate)} polls/s: **${f(b.fleet / b.loop, 2)}×**; on their main threads ${f(b.workerMainShare * 100, 0)} % of the worker's CPU and ${f(b.loopMainShare * 100, 0)} % of the loop's; the machine was ${f(b.busy * 100, 0)} % busy.`,
       );
     }
     if (prom) {

@@ -5,8 +5,10 @@
 // between identical runs (docs/benchmarks.md).
 //
 // Usage: node undici-loop.mjs <rack url> <boards> <interval s> <seconds> <mediumEvery>
-// Prints one JSON line: { polls, wallSeconds, cpuSeconds, staleness } — staleness: every board's age of last success
-// in seconds (null: never polled), sampled every 5 s.
+// Prints one JSON line: { polls, wallSeconds, cpuSeconds, mainThreadCpuSeconds, staleness } — staleness: every
+// board's age of last success in seconds (null: never polled), sampled every 5 s; mainThreadCpuSeconds: the main
+// thread's share of cpuSeconds (the rest is V8's and libuv's helper threads), from /proc/self/task/<pid>/stat.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 
 const [rackUrl, boardsArg, intervalArg, secondsArg, mediumArg] = process.argv.slice(2);
@@ -15,12 +17,20 @@ const INTERVAL = Number(intervalArg);
 const SECONDS = Number(secondsArg);
 const MEDIUM_EVERY = Number(mediumArg);
 
+/** CPU seconds of this process's main thread so far (user + system, in clock ticks of 1/100 s). */
+function mainThreadCpuSeconds() {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
 const lastOk = new Map();
 const pollsOf = new Uint32Array(BOARDS);
 let polls = 0;
 let stop = false;
 const cpu0 = process.cpuUsage();
+const main0 = mainThreadCpuSeconds();
 const t0 = performance.now();
 const end = Date.now() + SECONDS * 1000;
 const next = Array.from({ length: BOARDS }, () => Date.now() + Math.random() * INTERVAL * 1000);
@@ -69,7 +79,8 @@ clearInterval(clock);
 await Promise.all(workers);
 const wallSeconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
+const mainThreadCpu = mainThreadCpuSeconds() - main0;
 await dispatcher.close();
 process.stdout.write(
-  `${JSON.stringify({ polls, wallSeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, staleness })}\n`,
+  `${JSON.stringify({ polls, wallSeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, mainThreadCpuSeconds: mainThreadCpu, staleness })}\n`,
 );

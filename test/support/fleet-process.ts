@@ -57,7 +57,20 @@ const CLOCK_TICKS = 100;
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
 export function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return cpuSecondsIn(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds of a process's main thread alone (its JavaScript), from /proc/<pid>/task/<pid>/stat: the rest of the
+ * process's figure is its other threads, V8's helpers (parallel scavenges, concurrent marking and sweeping, the
+ * optimising compilers) and libuv's pool.
+ */
+export function mainThreadCpuSecondsOf(pid: number): number {
+  return cpuSecondsIn(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuSecondsIn(statPath: string): number {
+  const stat = readFileSync(statPath, 'utf8');
   // Fields after the command name (which may contain spaces), counted from field 3: utime is 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
