@@ -2,9 +2,10 @@ import type { AppConfig } from '../config/config.service.js';
 import type { ReachabilityPolicy } from './reachability.js';
 
 /**
- * Boards in one poll-batch job. Each batch costs one BullMQ job, one read and one write statement whatever its size,
- * so larger batches are cheaper per board; but a batch is written when its slowest board answers (at worst one
- * POLL_TIMEOUT_MS late), which bounds how large it should get. 10,000 boards at 15 s: ~6.7 jobs a second.
+ * Boards in one poll-batch job. Each batch costs one BullMQ job and one read statement whatever its size, so larger
+ * batches are cheaper per board. Its results are written as they come (WRITE_LINGER_MS), but the job lasts as long
+ * as its slowest board (at worst the fast lane's budget), and its boards' targets and promises are held that long.
+ * 10,000 boards at 15 s: ~6.7 jobs a second.
  */
 export const POLL_BATCH_SIZE = 100;
 /** At most this many boards are claimed per scheduler tick (one tick a second). */
