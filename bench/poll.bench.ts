@@ -52,6 +52,8 @@ const INTERVAL = Number(process.env.BENCH_INTERVAL ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? INTERVAL + 10);
 /** The fleet reads /cooling and /sdcard every MEDIUM_EVERY-th poll (src/polling/polling.settings.ts). */
 const MEDIUM_EVERY = 4;
+/** Bytes a fleet process's JavaScript heap allocated since it started (src/metrics/metrics.service.ts). */
+const ALLOCATED_METRIC = 'tpfleet_nodejs_heap_allocated_bytes_total';
 const FAULTY = Number(process.env.BENCH_FAULTY ?? 0);
 const SIDE_BY_SIDE = process.env.BENCH_SIDE_BY_SIDE !== '0';
 /** The faulty mix (wrong passwords and bans need logins, which --trust-loopback skips: resets and trickles instead). */
@@ -76,6 +78,7 @@ async function undiciLoop(
   wallSeconds: number;
   cpuSeconds: number;
   mainThreadCpuSeconds: number;
+  allocatedBytes: number | null;
   staleness: Array<number | null>;
 }> {
   const child = spawn(
@@ -143,6 +146,12 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
 
     const polls = async () =>
       counter((await apiClient(worker.url)('GET', '/metrics')).body, 'tpfleet_board_polls_total');
+    /** The worker's heap allocations so far (from Node.js 26 on; NaN before, which prints as "n/a"). */
+    const allocated = async () => {
+      const text = (await apiClient(worker.url)('GET', '/metrics')).body as string;
+      return text.includes(ALLOCATED_METRIC) ? counter(text, ALLOCATED_METRIC) : NaN;
+    };
+    const allocated0 = await allocated();
     const polls0 = await polls();
     const cpu0 = fleet.map((f) => f.cpuSeconds());
     const workerMain0 = mainThreadCpuSecondsOf(worker.pid);
@@ -179,6 +188,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const staleness = sampled.all;
     const wall = (performance.now() - t0) / 1000;
     const polled = (await polls()) - polls0;
+    const allocatedPerPoll = ((await allocated()) - allocated0) / polled;
     const metricsText = (await apiClient(worker.url)('GET', '/metrics')).body as string;
     const failures = metricsText
       .split('\n')
@@ -312,6 +322,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       : undefined;
 
     const f = (n: number, d = 1) => n.toFixed(d);
+    const kib = (bytes: number) => (Number.isNaN(bytes) ? 'n/a' : `${f(bytes / 1024)} KiB`);
     lines.push(
       `| run | boards | interval | target polls/s | polls/s sustained | staleness p50 / p99 | CPU s per 1,000 polls | peak RSS |`,
       `|---|---|---|---|---|---|---|---|`,
@@ -322,6 +333,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `During the fleet window: worker ${f(workerCpu / wall, 2)} cores (${f((100 * workerMainCpu) / workerCpu, 0)} % of it on its main thread, the rest V8's helper threads: collector and compilers), api ${f(apiCpu / wall, 2)}, rack ${f(rackCores, 2)}; the machine was ${f(machineBusy * 100, 0)} % busy.`,
       `Worker resident set: peak ${f(result.workerRssMb, 0)} MiB over its life (${f(result.workerPeakBeforeMb, 0)} MiB before the first window: registration and its backup burst), at most ${f(workerRssInWindows / 2 ** 20, 0)} MiB sampled every 5 s in the polling windows${faultEvery > 0 ? ' (fault-free and faulty)' : ''}.`,
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
+      `Heap allocated per poll (V8's count, Node.js 26 on; the same on any machine, unlike CPU seconds): worker ${kib(allocatedPerPoll)}, loop ${kib(loop.allocatedBytes === null ? NaN : loop.allocatedBytes / loop.polls)}.`,
       `During the baseline window: loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores (${f((100 * loop.mainThreadCpuSeconds) / loop.cpuSeconds, 0)} % on its main thread), rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
     );
     if (sideBySide) {

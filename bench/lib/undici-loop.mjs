@@ -5,10 +5,13 @@
 // between identical runs (docs/benchmarks.md).
 //
 // Usage: node undici-loop.mjs <rack url> <boards> <interval s> <seconds> <mediumEvery>
-// Prints one JSON line: { polls, wallSeconds, cpuSeconds, mainThreadCpuSeconds, staleness } — staleness: every
-// board's age of last success in seconds (null: never polled), sampled every 5 s; mainThreadCpuSeconds: the main
-// thread's share of cpuSeconds (the rest is V8's and libuv's helper threads), from /proc/self/task/<pid>/stat.
+// Prints one JSON line: { polls, wallSeconds, cpuSeconds, mainThreadCpuSeconds, allocatedBytes, staleness } —
+// staleness: every board's age of last success in seconds (null: never polled), sampled every 5 s;
+// mainThreadCpuSeconds: the main thread's share of cpuSeconds (the rest is V8's and libuv's helper threads), from
+// /proc/self/task/<pid>/stat; allocatedBytes: what the heap allocated over the window (V8's count, which Node.js
+// reports from version 26 on; null before).
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { Agent, request } from 'undici';
 
 const [rackUrl, boardsArg, intervalArg, secondsArg, mediumArg] = process.argv.slice(2);
@@ -31,6 +34,7 @@ let polls = 0;
 let stop = false;
 const cpu0 = process.cpuUsage();
 const main0 = mainThreadCpuSeconds();
+const allocated0 = getHeapStatistics().total_allocated_bytes;
 const t0 = performance.now();
 const end = Date.now() + SECONDS * 1000;
 const next = Array.from({ length: BOARDS }, () => Date.now() + Math.random() * INTERVAL * 1000);
@@ -80,7 +84,15 @@ await Promise.all(workers);
 const wallSeconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const mainThreadCpu = mainThreadCpuSeconds() - main0;
+const allocatedBytes = allocated0 === undefined ? null : getHeapStatistics().total_allocated_bytes - allocated0;
 await dispatcher.close();
 process.stdout.write(
-  `${JSON.stringify({ polls, wallSeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, mainThreadCpuSeconds: mainThreadCpu, staleness })}\n`,
+  `${JSON.stringify({
+    polls,
+    wallSeconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    mainThreadCpuSeconds: mainThreadCpu,
+    allocatedBytes,
+    staleness,
+  })}\n`,
 );
