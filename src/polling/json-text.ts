@@ -11,7 +11,9 @@ export function rowsJson(rows: Array<Record<string, unknown>>): string {
   for (const row of rows) {
     let texts = '';
     const plain: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(row)) {
+    // for…in, not Object.entries: a poll write's rows have 16 members, and entries() builds an array for each one.
+    for (const key in row) {
+      const value = row[key];
       if (value instanceof JsonText) {
         texts += `,${JSON.stringify(key)}:${value.text}`;
       } else {
