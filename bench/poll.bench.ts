@@ -144,15 +144,13 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     lines.push(`First configuration backups of all boards done ${backupsS.toFixed(0)} s after registration.`, '');
     await new Promise((r) => setTimeout(r, WARMUP * 1000));
 
-    const polls = async () =>
-      counter((await apiClient(worker.url)('GET', '/metrics')).body, 'tpfleet_board_polls_total');
+    const workerMetrics = async () => (await apiClient(worker.url)('GET', '/metrics')).body as string;
+    const polls = async (text?: string) => counter(text ?? (await workerMetrics()), 'tpfleet_board_polls_total');
     /** The worker's heap allocations so far (from Node.js 26 on; NaN before, which prints as "n/a"). */
-    const allocated = async () => {
-      const text = (await apiClient(worker.url)('GET', '/metrics')).body as string;
-      return text.includes(ALLOCATED_METRIC) ? counter(text, ALLOCATED_METRIC) : NaN;
-    };
-    const allocated0 = await allocated();
-    const polls0 = await polls();
+    const allocated = (text: string) => (text.includes(ALLOCATED_METRIC) ? counter(text, ALLOCATED_METRIC) : NaN);
+    const metrics0 = await workerMetrics();
+    const allocated0 = allocated(metrics0);
+    const polls0 = await polls(metrics0);
     const cpu0 = fleet.map((f) => f.cpuSeconds());
     const workerMain0 = mainThreadCpuSecondsOf(worker.pid);
     const rackCpu0 = cpuSecondsOf(rack.process.pid!);
@@ -187,9 +185,9 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const sampled = await sampleStaleness(SECONDS);
     const staleness = sampled.all;
     const wall = (performance.now() - t0) / 1000;
-    const polled = (await polls()) - polls0;
-    const allocatedPerPoll = ((await allocated()) - allocated0) / polled;
-    const metricsText = (await apiClient(worker.url)('GET', '/metrics')).body as string;
+    const metricsText = await workerMetrics();
+    const polled = (await polls(metricsText)) - polls0;
+    const allocatedPerPoll = (allocated(metricsText) - allocated0) / polled;
     const failures = metricsText
       .split('\n')
       .filter((l) => l.startsWith('tpfleet_board_poll_failures_total{'))
