@@ -80,7 +80,8 @@ export class AlertsEvaluator {
           if (selector === null || (selector && !matchesLabels(labels, selector))) {
             continue;
           }
-          const observations = observe(rule, board, now);
+          // A board without an open alert needs only what violates: the rest would change nothing.
+          const observations = observe(rule, board, now, hasOpen ? 'all' : 'violating');
           if (observations.length === 0) {
             // No data: open alerts of this pair keep their state until data returns.
             for (const key of hasOpen ? (openByPair.get(openKey(rule.id, board.id, '')) ?? []) : []) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { derivedThreshold, observe, type BoardView, type RuleView } from './conditions.js';
+import { derivedThreshold, observe, type BoardView, type Observation, type RuleView } from './conditions.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 const trips = [
@@ -184,5 +184,39 @@ describe('rule conditions', () => {
     expect(observe(sd, board(), now)).toEqual([]);
     expect(observe(sd, board(medium(null, { total: 0, free: 0, use: 0 })), now)).toEqual([]);
     expect(observe(sd, board(medium(null, card(31), 3_600_000)), now)).toEqual([]);
+  });
+
+  it('wanting only what violates gives exactly the violating observations of the full list', () => {
+    const kinds: Array<Partial<RuleView>> = [
+      { thresholdFrom: 'trip_active' },
+      { thresholdFrom: 'trip_hot' },
+      { threshold: 80 },
+      { threshold: 200 },
+      { kind: 'fan_max' },
+      { kind: 'board_unreachable' },
+      { kind: 'credentials_invalid' },
+      { kind: 'clock_unsynced' },
+      { kind: 'firmware_update' },
+      { kind: 'governor_overridden' },
+      { kind: 'sdcard_full', threshold: 90 },
+    ];
+    const boards: BoardView[] = [
+      board(),
+      board({ state: 'unreachable', clockSynchronised: true, firmwareStable: { update_available: false } }),
+      board(medium([device(), device({ device: 'fan2', speed: 6, overridden: true })], card(31))),
+      board(medium([device({ zone: 'z1' }), device({ device: 'fan2', zone: 'z2' })], card(1))),
+      board({ thermalAtMs: now.getTime() - 3_600_000, clockSynchronised: null, firmwareStable: null }),
+    ];
+    const shown = (list: readonly Observation[]) => list.map(({ describe, ...o }) => ({ ...o, text: describe() }));
+    let violating = 0;
+    for (const over of kinds) {
+      for (const b of boards) {
+        const all = observe(rule(over), b, now);
+        const only = observe(rule(over), b, now, 'violating');
+        expect(shown(only)).toEqual(shown(all.filter((o) => o.violating)));
+        violating += only.length;
+      }
+    }
+    expect(violating).toBeGreaterThan(10); // the fixtures do violate, so the comparison is not of empty lists
   });
 });

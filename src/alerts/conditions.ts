@@ -122,29 +122,55 @@ export function derivedThreshold(sensor: Sensor, from: string): number | null {
   return found;
 }
 
-function numeric(value: number, threshold: number, hysteresis: number) {
-  return { violating: value >= threshold, cleared: value < threshold - hysteresis };
+/**
+ * What the caller needs of a rule on a board: every observation, or only those whose condition holds. A board with no
+ * open alert is the second case: an observation that does not violate changes nothing for it (lifecycle.ts), and a
+ * pass observes every rule on every board, so it builds nothing for most of them.
+ */
+export type Wanted = 'all' | 'violating';
+
+/** The answer when nothing is observed (shared: most observations of a pass are skipped). */
+const NOTHING: readonly Observation[] = Object.freeze([]);
+
+/** Collects the observations the caller wants; the list is allocated only when one is kept. */
+class Observations {
+  private list: Observation[] | undefined;
+
+  constructor(private readonly wanted: Wanted) {}
+
+  /** Whether an observation with this verdict is wanted (build it only then). */
+  wants(violating: boolean): boolean {
+    return violating || this.wanted === 'all';
+  }
+
+  add(observation: Observation): void {
+    (this.list ??= []).push(observation);
+  }
+
+  done(): readonly Observation[] {
+    return this.list ?? NOTHING;
+  }
 }
 
-function flag(on: boolean) {
-  return { violating: on, cleared: !on };
-}
-
-/** Observations of one rule on one board; an empty list means "no data" (open alerts keep their state). */
-export function observe(rule: RuleView, board: BoardView, now: Date): Observation[] {
+/**
+ * Observations of one rule on one board; an empty list means "no data" (open alerts keep their state), or, when only
+ * violating observations are wanted, that none violates.
+ */
+export function observe(rule: RuleView, board: BoardView, now: Date, wanted: Wanted = 'all'): readonly Observation[] {
   const kind = rule.kind as TRuleKind;
+  const out = new Observations(wanted);
   switch (kind) {
     case 'temperature': {
       const thermal = board.thermal as { sensors?: Sensor[] } | null;
       if (!thermal?.sensors || !fresh(board.thermalAtMs, STALE_READING_MS, now)) {
-        return [];
+        return NOTHING;
       }
-      const out: Observation[] = [];
       for (const sensor of thermal.sensors) {
         if (rule.sensor !== null && sensor.name !== rule.sensor) {
           continue;
         }
-        if (!sensor.present || sensor.temperature_c === null) {
+        const celsius = sensor.temperature_c;
+        if (!sensor.present || celsius === null) {
           continue;
         }
         const base = rule.thresholdFrom ? derivedThreshold(sensor, rule.thresholdFrom) : rule.threshold;
@@ -152,55 +178,78 @@ export function observe(rule: RuleView, board: BoardView, now: Date): Observatio
           continue; // this sensor reports no such trip point: the rule does not apply to it
         }
         const threshold = base + (rule.thresholdFrom ? rule.thresholdOffset : 0);
-        out.push({
-          sensor: sensor.name,
-          ...numeric(sensor.temperature_c, threshold, rule.hysteresis),
-          value: sensor.temperature_c,
-          threshold,
-          since: null,
-          describe: () => `${sensor.name} at ${sensor.temperature_c} °C (threshold ${threshold} °C)`,
-        });
+        const violating = celsius >= threshold;
+        if (out.wants(violating)) {
+          out.add({
+            sensor: sensor.name,
+            violating,
+            cleared: celsius < threshold - rule.hysteresis,
+            value: celsius,
+            threshold,
+            since: null,
+            describe: () => `${sensor.name} at ${celsius} °C (threshold ${threshold} °C)`,
+          });
+        }
       }
-      return out;
+      return out.done();
     }
     case 'fan_max': {
       // The devices' own steps from /cooling (what an operator or the fan_max remediation sets; upstream bmcd has
       // no /thermal). /thermal's coolers only for a board that never reported /cooling, so a fan keeps one key.
       if (board.cooling !== null && board.cooling !== undefined) {
-        return (coolingDevices(board, now) ?? [])
-          .filter((d) => d.max_speed > 0) // 0: the step could not be read
-          .map((d) => ({
-            sensor: d.device,
-            ...flag(d.speed >= d.max_speed),
-            value: d.speed,
-            threshold: d.max_speed,
-            since: null,
-            describe: () => `${d.device} at step ${d.speed} of ${d.max_speed}`,
-          }));
+        for (const d of coolingDevices(board, now) ?? []) {
+          if (!(d.max_speed > 0)) {
+            continue; // 0: the step could not be read
+          }
+          const violating = d.speed >= d.max_speed;
+          if (out.wants(violating)) {
+            out.add({
+              sensor: d.device,
+              violating,
+              cleared: !violating,
+              value: d.speed,
+              threshold: d.max_speed,
+              since: null,
+              describe: () => `${d.device} at step ${d.speed} of ${d.max_speed}`,
+            });
+          }
+        }
+        return out.done();
       }
       const thermal = board.thermal as { cooling?: Cooler[] } | null;
       if (!thermal?.cooling || !fresh(board.thermalAtMs, STALE_READING_MS, now)) {
-        return [];
+        return NOTHING;
       }
-      return thermal.cooling
-        .filter((c) => c.present && c.cur_state !== null && c.max_state !== null && c.max_state > 0)
-        .map((c) => ({
-          sensor: c.name,
-          ...flag(c.cur_state! >= c.max_state!),
-          value: c.cur_state,
-          threshold: c.max_state,
-          since: null,
-          describe: () => `${c.name} at step ${c.cur_state} of ${c.max_state}`,
-        }));
+      for (const c of thermal.cooling) {
+        const step = c.cur_state;
+        const max = c.max_state;
+        if (!c.present || step === null || max === null || !(max > 0)) {
+          continue;
+        }
+        const violating = step >= max;
+        if (out.wants(violating)) {
+          out.add({
+            sensor: c.name,
+            violating,
+            cleared: !violating,
+            value: step,
+            threshold: max,
+            since: null,
+            describe: () => `${c.name} at step ${step} of ${max}`,
+          });
+        }
+      }
+      return out.done();
     }
     case 'board_unreachable':
     case 'credentials_invalid': {
       const wanted = kind === 'board_unreachable' ? 'unreachable' : 'credentials_invalid';
       const on = board.state === wanted;
-      return [
-        {
+      if (out.wants(on)) {
+        out.add({
           sensor: '',
-          ...flag(on),
+          violating: on,
+          cleared: !on,
           value: null,
           threshold: null,
           since: on ? new Date(board.stateSinceMs) : null,
@@ -208,34 +257,39 @@ export function observe(rule: RuleView, board: BoardView, now: Date): Observatio
             on
               ? `board is ${wanted.replace('_', ' ')} since ${new Date(board.stateSinceMs).toISOString()}`
               : `board is ${board.state}`,
-        },
-      ];
+        });
+      }
+      return out.done();
     }
     case 'clock_unsynced': {
       if (board.clockSynchronised === null) {
-        return [];
+        return NOTHING;
       }
-      return [
-        {
+      const on = !board.clockSynchronised;
+      if (out.wants(on)) {
+        out.add({
           sensor: '',
-          ...flag(!board.clockSynchronised),
+          violating: on,
+          cleared: !on,
           value: board.clockOffsetSeconds,
           threshold: null,
           since: null,
-          describe: () => (board.clockSynchronised ? 'clock synchronised' : 'clock not synchronised (chrony)'),
-        },
-      ];
+          describe: () => (on ? 'clock not synchronised (chrony)' : 'clock synchronised'),
+        });
+      }
+      return out.done();
     }
     case 'firmware_update': {
       const stable = board.firmwareStable as { update_available?: boolean; target?: string; running?: string } | null;
       if (!stable) {
-        return [];
+        return NOTHING;
       }
       const on = stable.update_available === true;
-      return [
-        {
+      if (out.wants(on)) {
+        out.add({
           sensor: '',
-          ...flag(on),
+          violating: on,
+          cleared: !on,
           value: null,
           threshold: null,
           since: null,
@@ -243,55 +297,68 @@ export function observe(rule: RuleView, board: BoardView, now: Date): Observatio
             on
               ? `firmware ${stable.target ?? '?'} available (running ${stable.running ?? '?'})`
               : 'firmware up to date',
-        },
-      ];
+        });
+      }
+      return out.done();
     }
     case 'governor_overridden': {
       // One governor per thermal zone (several devices may share it): the zone is the key. A device bound to no
       // zone has no governor to pause. How long it has been paused is the rule's dwell.
+      const devices = coolingDevices(board, now);
+      if (devices === null || (wanted === 'violating' && !devices.some((d) => d.zone !== null && d.overridden))) {
+        return NOTHING;
+      }
       const zones = new Map<string, CoolingDevice[]>();
-      for (const d of coolingDevices(board, now) ?? []) {
+      for (const d of devices) {
         if (d.zone !== null) {
           zones.set(d.zone, [...(zones.get(d.zone) ?? []), d]);
         }
       }
-      return [...zones].map(([zone, devices]) => {
-        const held = devices.filter((d) => d.overridden);
-        return {
-          sensor: zone,
-          ...flag(held.length > 0),
-          value: held[0]?.speed ?? null,
-          threshold: null,
-          since: null,
-          describe: () =>
-            held.length
-              ? `governor of ${zone} paused: ${held.map((d) => `${d.device} held at step ${d.speed} of ${d.max_speed}`).join(', ')}`
-              : `governor of ${zone} running`,
-        };
-      });
+      for (const [zone, inZone] of zones) {
+        const held = inZone.filter((d) => d.overridden);
+        const on = held.length > 0;
+        if (out.wants(on)) {
+          out.add({
+            sensor: zone,
+            violating: on,
+            cleared: !on,
+            value: held[0]?.speed ?? null,
+            threshold: null,
+            since: null,
+            describe: () =>
+              on
+                ? `governor of ${zone} paused: ${held.map((d) => `${d.device} held at step ${d.speed} of ${d.max_speed}`).join(', ')}`
+                : `governor of ${zone} running`,
+          });
+        }
+      }
+      return out.done();
     }
     case 'sdcard_full': {
       const card = board.sdcard as SdCard | null;
       if (!card || !(card.total > 0) || !fresh(board.sdcardAtMs, MEDIUM_STALE_READING_MS, now)) {
-        return [];
+        return NOTHING;
       }
       const threshold = rule.threshold ?? DEFAULT_SDCARD_PERCENT;
       const percent = (card.use / card.total) * 100;
-      const shown = Math.round(percent * 10) / 10;
-      return [
-        {
+      const violating = percent >= threshold;
+      if (out.wants(violating)) {
+        const shown = Math.round(percent * 10) / 10;
+        out.add({
           sensor: '',
-          ...numeric(percent, threshold, rule.hysteresis),
+          violating,
+          cleared: percent < threshold - rule.hysteresis,
           value: shown,
           threshold,
           since: null,
           describe: () =>
             `SD card ${shown} % used (${gib(card.use)} of ${gib(card.total)} GiB; threshold ${threshold} %)`,
-        },
-      ];
+        });
+      }
+      return out.done();
     }
     case 'external':
       // Raised by other domains (raiseExternal), never evaluated here.
-      return [];
+      return NOTHING;
   }
 }
