@@ -1,6 +1,8 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AlertsModule } from './alerts/alerts.module.js';
+import { AlertsPollScreen } from './alerts/poll-screen.js';
 import { BOARD_POLLER } from './boards/board-poller.port.js';
+import { POLL_SCREEN } from './boards/poll-screen.port.js';
 import { BoardsModule } from './boards/boards.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './clock/clock.module.js';
@@ -23,13 +25,17 @@ import { QueueModule } from './queue/queue.module.js';
 
 /**
  * Ports that a lower domain defines and a higher one implements, bound here at the composition root so that no
- * domain module imports one above it: BoardsModule asks polling to poll boards now (BOARD_POLLER).
+ * domain module imports one above it or beside it: BoardsModule asks polling to poll boards now (BOARD_POLLER), and
+ * polling asks alerts to screen each poll for new alerts (POLL_SCREEN).
  */
 @Global()
 @Module({
-  imports: [PollingModule],
-  providers: [{ provide: BOARD_POLLER, useExisting: PollingWorker }],
-  exports: [BOARD_POLLER],
+  imports: [PollingModule, AlertsModule],
+  providers: [
+    { provide: BOARD_POLLER, useExisting: PollingWorker },
+    { provide: POLL_SCREEN, useExisting: AlertsPollScreen },
+  ],
+  exports: [BOARD_POLLER, POLL_SCREEN],
 })
 class PortsModule {}
 

@@ -6,7 +6,7 @@ import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { alertLabels, openKey } from './alert-labels.js';
 import { evaluateAlertsJob, remediateAlertJob } from './alerts.jobs.js';
-import { type Alert, AlertsRepository, type EvaluatedBoard } from './alerts.repository.js';
+import { type Alert, AlertsRepository, type EvaluatedBoard, type EvaluationScope } from './alerts.repository.js';
 import { AlertsService } from './alerts.service.js';
 import { observe, type Observation } from './conditions.js';
 import { step, type Step } from './lifecycle.js';
@@ -14,9 +14,15 @@ import { type AlertRule, RulesRepository } from './rules.repository.js';
 import { jobId } from '../jobs/job-id.js';
 
 const BOARD_PAGE = 1000;
+/**
+ * Every FULL_PASS_EVERY-th evaluation slot reads every board; the others only the boards with an open alert. New
+ * conditions are opened by the polls that see them (AlertsPollScreen); the full pass catches what no poll brings:
+ * rules created or edited since a board's last poll, the slow lane's firmware check, readings written otherwise.
+ */
+export const FULL_PASS_EVERY = 4;
 
 /**
- * Evaluates every enabled rule against the stored readings (one bulk read per 1000 boards, no board calls).
+ * Evaluates the enabled rules against the stored readings (one bulk read per 1000 boards, no board calls).
  * Safe to run concurrently: every transition is a conditional write (see AlertsRepository), and only the writer
  * that changed the row reports the transition, so an alert is created and notified once however many evaluations
  * overlap. The scheduler normally runs one per tick slot anyway (deterministic job id).
@@ -40,12 +46,22 @@ export class AlertsEvaluator {
       new Date(payload.slot * payload.intervalMs - payload.intervalMs),
       new Date(payload.slot * payload.intervalMs),
     );
-    return this.evaluate(now);
+    return this.evaluate(
+      now,
+      payload.slot % FULL_PASS_EVERY === 0 ? { boards: 'all' } : { boards: 'with_open_alerts' },
+    );
   }
 
-  /** One pass over every board and rule. Returns counts of what changed. */
-  async evaluate(now = new Date()): Promise<{ opened: number; fired: number; resolved: number; dropped: number }> {
+  /**
+   * One pass of every rule over the scope's boards. Returns counts of what changed. The two pass scopes also close
+   * the open alerts that no longer apply; `these` only opens alerts (the passes own what follows).
+   */
+  async evaluate(
+    now = new Date(),
+    scope: EvaluationScope = { boards: 'all' },
+  ): Promise<{ opened: number; fired: number; resolved: number; dropped: number }> {
     const counts = { opened: 0, fired: 0, resolved: 0, dropped: 0 };
+    const opening = scope.boards === 'these';
     const rules = (await this.rules.enabled()).filter((r) => r.kind !== 'external');
     const selectors = new Map(rules.map((r) => [r.id, parseSelectorSafe(r)]));
     const open = new Map<string, Alert>();
@@ -53,21 +69,23 @@ export class AlertsEvaluator {
     const openByPair = new Map<string, string[]>();
     /** Boards with an open alert: only their observations need a key to look one up (few boards of a fleet). */
     const boardsWithOpen = new Set<string>();
-    for (const alert of await this.repository.openForRules(rules.map((r) => r.id))) {
+    const ruleIds = rules.map((r) => r.id);
+    const openAlerts = await this.repository.openForRules(ruleIds, opening ? scope.ids : undefined);
+    for (const alert of openAlerts) {
       open.set(alert.openKey!, alert);
       boardsWithOpen.add(alert.boardId);
       const pair = openKey(alert.ruleId!, alert.boardId, '');
       openByPair.set(pair, [...(openByPair.get(pair) ?? []), alert.openKey!]);
     }
     // Rules deleted or disabled: their open alerts resolve.
-    for (const orphan of await this.repository.openOfOtherRules(rules.map((r) => r.id))) {
+    for (const orphan of opening ? [] : await this.repository.openOfOtherRules(ruleIds)) {
       await this.close(orphan, now, counts);
     }
     /** Open keys that were evaluated with data, or whose (rule, board) pair still applies but has no data. */
     const kept = new Set<string>();
     let after = '';
     for (;;) {
-      const boards = await this.repository.boardsPage(after, BOARD_PAGE);
+      const boards = await this.repository.boardsPage(after, BOARD_PAGE, scope);
       if (boards.length === 0) {
         break;
       }
@@ -96,8 +114,8 @@ export class AlertsEvaluator {
             }
             const next = nextStep(rule, obs, current, now);
             // Most observations change nothing: awaiting them all (10,000 boards × rules × sensors per pass) was the
-            // evaluation's main cost (docs/benchmarks.md, issue 19).
-            if (next.do !== 'none') {
+            // evaluation's main cost (docs/benchmarks.md, issue 19). Opening only: an open alert is the passes'.
+            if (next.do !== 'none' && !(opening && current)) {
               await this.apply(rule, board, obs, current, openKey(rule.id, board.id, obs.sensor), next, now, counts);
             }
           }
@@ -105,7 +123,7 @@ export class AlertsEvaluator {
       }
     }
     // Open alerts not kept: the board left, the sensor vanished or the selector no longer matches.
-    for (const [key, alert] of open) {
+    for (const [key, alert] of opening ? [] : open) {
       if (!kept.has(key)) {
         await this.close(alert, now, counts);
       }
@@ -233,7 +251,7 @@ export class AlertsEvaluator {
 }
 
 /** A stored selector that no longer parses disables the rule (null) rather than stopping every evaluation. */
-function parseSelectorSafe(rule: AlertRule) {
+export function parseSelectorSafe(rule: Pick<AlertRule, 'selector'>) {
   try {
     return parseLabelSelector(rule.selector ?? undefined);
   } catch {

@@ -16,6 +16,7 @@ import { AlertsScheduler } from './alerts.scheduler.js';
 import { AlertsService } from './alerts.service.js';
 import { NotifierService } from './notifier.service.js';
 import { NotifyRepository } from './notify.repository.js';
+import { AlertsPollScreen } from './poll-screen.js';
 import { ReceiversService } from './receivers.service.js';
 import { RemediationService } from './remediation.service.js';
 import { RulesRepository } from './rules.repository.js';
@@ -25,7 +26,8 @@ import { SilencesService } from './silences.service.js';
 /**
  * Alerts: rules evaluated on the stored readings, alert lifecycle, acknowledgement, silences, notifications and
  * remediation. Exports the BOARD_ALERTS port (./alerts.port.ts: firingAlerts, raiseExternal, resolveExternal) that
- * firmware and config backups inject.
+ * firmware and config backups inject, and AlertsPollScreen, which the application module binds as polling's
+ * POLL_SCREEN port (src/boards/poll-screen.port.ts).
  * The SSE stream it publishes to is EventsModule (global).
  */
 @Module({
@@ -36,6 +38,7 @@ import { SilencesService } from './silences.service.js';
     AlertsRepository,
     AlertsService,
     AlertsEvaluator,
+    AlertsPollScreen,
     AlertsScheduler,
     NotifyRepository,
     NotifierService,
@@ -46,6 +49,6 @@ import { SilencesService } from './silences.service.js';
     ReceiversService,
     { provide: BOARD_ALERTS, useExisting: AlertsService },
   ],
-  exports: [BOARD_ALERTS, AlertsService, AlertsScheduler, AlertsEvaluator],
+  exports: [BOARD_ALERTS, AlertsService, AlertsScheduler, AlertsEvaluator, AlertsPollScreen],
 })
 export class AlertsModule {}

@@ -39,6 +39,12 @@ export interface EvaluatedBoard extends BoardView {
   rack: string | null;
 }
 
+/**
+ * Which boards an evaluation reads: every board (the full pass), the boards with an open alert (the pass of the
+ * other slots: dwell, clearing, resolution), or the given boards, for new alerts only (polls the screen flagged).
+ */
+export type EvaluationScope = { boards: 'all' } | { boards: 'with_open_alerts' } | { boards: 'these'; ids: string[] };
+
 export interface AlertListFilter {
   status?: AlertStatus[];
   severity?: AlertSeverity[];
@@ -69,12 +75,14 @@ export class AlertsRepository {
     });
   }
 
-  /** Every open (pending or firing) alert whose key starts with one of the evaluated rules' prefixes. */
-  openForRules(ruleIds: string[]): Promise<Alert[]> {
-    if (ruleIds.length === 0) {
+  /** Every open (pending or firing) alert of the evaluated rules; of some boards only, when given. */
+  openForRules(ruleIds: string[], boardIds?: string[]): Promise<Alert[]> {
+    if (ruleIds.length === 0 || boardIds?.length === 0) {
       return Promise.resolve([]);
     }
-    return this.prisma.alert.findMany({ where: { ruleId: { in: ruleIds }, openKey: { not: null } } });
+    return this.prisma.alert.findMany({
+      where: { ruleId: { in: ruleIds }, openKey: { not: null }, ...(boardIds ? { boardId: { in: boardIds } } : {}) },
+    });
   }
 
   /** Open alerts of rules that no longer exist or were disabled (they resolve). */
@@ -84,8 +92,17 @@ export class AlertsRepository {
     });
   }
 
-  /** One page of boards with their readings, keyset on id (decommissioned boards are not evaluated). */
-  boardsPage(afterId: string, take: number): Promise<EvaluatedBoard[]> {
+  /**
+   * One page of boards with their readings, keyset on id (decommissioned boards are not evaluated): every board, the
+   * boards with an open alert of a rule, or the given ones.
+   */
+  boardsPage(afterId: string, take: number, scope: EvaluationScope = { boards: 'all' }): Promise<EvaluatedBoard[]> {
+    const among =
+      scope.boards === 'all'
+        ? Prisma.empty
+        : scope.boards === 'these'
+          ? Prisma.sql`AND b."id" = ANY(${scope.ids}::uuid[])`
+          : Prisma.sql`AND b."id" IN (SELECT "boardId" FROM "Alert" WHERE "openKey" IS NOT NULL AND "ruleId" IS NOT NULL)`;
     // Only what the rules read: of /health its clock's two fields, of /firmware/check its stable channel; times as
     // epoch milliseconds. Every pass reads every board: whole documents and Dates would cost the worker a JSON parse
     // of each document and a date parse of each time, for every board, every pass.
@@ -99,7 +116,7 @@ export class AlertsRepository {
         (r."health" #>> '{clock,offset_seconds}')::float8 AS "clockOffsetSeconds",
         r."firmwareCheck" -> 'stable' AS "firmwareStable"
       FROM "Board" b LEFT JOIN "BoardReading" r ON r."boardId" = b."id"
-      WHERE b."decommissionedAt" IS NULL AND b."id"::text > ${afterId}
+      WHERE b."decommissionedAt" IS NULL AND b."id"::text > ${afterId} ${among}
       ORDER BY b."id"::text
       LIMIT ${take}`);
   }

@@ -7,6 +7,7 @@ import {
   type BoardClient,
 } from '@tpfleet/board-api/client';
 import { pollBoard, PollOverBudget, readSlow, type PollDeps } from './board-poller.js';
+import type { PolledView } from '../boards/poll-screen.port.js';
 import type { PollTarget } from './polling.repository.js';
 import type { ReachabilityPolicy } from './reachability.js';
 
@@ -54,6 +55,7 @@ function fakeBoard(failing: Partial<Record<'cooling' | 'sdcard', Error>> = {}) {
     detect: () => Promise.reject(new Error('not expected')),
     saveFacts: () => Promise.resolve(),
     observe: () => undefined,
+    screen: () => false,
   };
   return { calls, deps };
 }
@@ -102,6 +104,57 @@ describe('pollBoard: the medium cadence (/cooling, /sdcard)', () => {
     expect(write).toMatchObject({ state: 'online', stateChanged: false, consecutiveFailures: 0 });
     expect(write.reading).toMatchObject({ cooling });
     expect(write.events).toEqual([expect.objectContaining({ kind: 'poll_failed', summary: 'getSdcard: http_4xx' })]);
+  });
+});
+
+describe('pollBoard: the alert screen', () => {
+  it('is shown the parsed answers, the state after the poll and the labels, and its verdict goes with the write', async () => {
+    const seen: PolledView[] = [];
+    const board = fakeBoard();
+    const deps = { ...board.deps, screen: (poll: PolledView) => (seen.push(poll), true) };
+    const write = await pollBoard(target({ labels: { rack: 'r1' } }), { slow: false, medium: true }, policy, deps);
+    expect(write.attention).toBe(true);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        boardId: target().id,
+        labels: { rack: 'r1' },
+        state: 'online',
+        polledAt: write.polledAt,
+        health: { uptime_seconds: 100 },
+        thermal: { sensors: [], cooling: [] },
+        mediumRead: true,
+        cooling,
+        sdcard: card,
+      }),
+    ]);
+  });
+
+  it('a poll that did not ask for /cooling and /sdcard says so; an unreachable board is screened with its new state', async () => {
+    const seen: PolledView[] = [];
+    const fast = fakeBoard();
+    await pollBoard(target(), { slow: false, medium: false }, policy, {
+      ...fast.deps,
+      screen: (p) => (seen.push(p), false),
+    });
+    expect(seen[0]).toMatchObject({ mediumRead: false });
+    expect(seen[0]).not.toHaveProperty('cooling', expect.anything());
+
+    const dead = {
+      ...fast.deps,
+      client: () =>
+        ({
+          read: () => Promise.reject(new BoardUnreachableError('getHealth', 'ECONNREFUSED', 'refused')),
+        }) as unknown as BoardClient,
+      screen: (p: PolledView) => (seen.push(p), false),
+    };
+    const write = await pollBoard(
+      target({ state: 'degraded', consecutiveFailures: 2 }),
+      { slow: false, medium: false },
+      policy,
+      dead,
+    );
+    expect(write).toMatchObject({ state: 'unreachable', attention: false });
+    expect(seen[1]).toMatchObject({ state: 'unreachable', health: undefined, thermal: undefined });
   });
 });
 
@@ -226,6 +279,7 @@ describe('pollBoard: the fast lane budget', () => {
       detect: () => Promise.reject(new Error('not expected')),
       saveFacts: () => Promise.resolve(),
       observe: (_op, _s, reason) => observed.push(reason),
+      screen: () => false,
     };
     return { timeouts, observed, deps };
   }

@@ -17,6 +17,7 @@ import { JsonText } from './json-text.js';
 import type { PollTarget, PollWrite } from './polling.repository.js';
 import { nextReachability, type PollOutcome, type PolledState, type ReachabilityPolicy } from './reachability.js';
 import { firmwareVersionOf } from '../boards/board-facts.js';
+import type { PolledView } from '../boards/poll-screen.port.js';
 
 export interface PollDeps {
   client(target: PollTarget): BoardClient;
@@ -24,6 +25,8 @@ export interface PollDeps {
   /** Saves learned facts at once (rare: registration, reboot, version drift). */
   saveFacts(target: PollTarget, detected: DetectedBoard): Promise<void>;
   observe(operation: string, seconds: number, failureReason: string | null): void;
+  /** Whether what the poll read may call for a new alert (the POLL_SCREEN port's `flags`). */
+  screen(poll: PolledView): boolean;
 }
 
 export interface OpFailure {
@@ -38,10 +41,13 @@ type Reading = NonNullable<PollWrite['reading']> & { thermalSamples?: PollWrite[
 /** What one poll found; the worker adds the lease it ran under and the lane the board goes to. */
 export type PolledBoard = Omit<PollWrite, 'lease' | 'lagging'>;
 
+/** The answers of /health and /thermal as parsed: screened for alerts, not stored (the write takes their text). */
+type Answers = Pick<PolledView, 'health' | 'thermal'>;
+
 interface PollOp {
   id: OperationId;
   run: (c: BoardClient, options?: CallOptions) => Promise<unknown>;
-  store: (reading: Reading, value: unknown) => void;
+  store: (reading: Reading, value: unknown, answers: Answers) => void;
 }
 
 /** An answer as BoardClient.read gives it: the value is judged here, the JSON text is what the write stores. */
@@ -51,19 +57,21 @@ const FAST_OPS: PollOp[] = [
   {
     id: 'getHealth',
     run: (c, o) => c.read('getHealth', o),
-    store: (r, v) => {
+    store: (r, v, answers) => {
       const a = v as ReadAnswer;
       r.health = new JsonText(a.json);
       r.uptimeSeconds = (a.value as { uptime_seconds: number | null }).uptime_seconds;
+      answers.health = a.value;
     },
   },
   {
     id: 'getThermal',
     run: (c, o) => c.read('getThermal', o),
-    store: (r, v) => {
+    store: (r, v, answers) => {
       const a = v as ReadAnswer;
       r.thermal = new JsonText(a.json);
       r.thermalSamples = samplesOf(a.value as TThermal);
+      answers.thermal = a.value;
     },
   },
 ];
@@ -157,6 +165,7 @@ export async function pollBoard(
   now: () => Date = () => new Date(),
 ): Promise<PolledBoard> {
   const reading: Reading = {};
+  const answers: Answers = {};
   const failures: OpFailure[] = [];
   const advisoryFailures: OpFailure[] = [];
   const events: PollWrite['events'] = [];
@@ -211,7 +220,7 @@ export async function pollBoard(
       }
       const advisory = !FAST_OPS.includes(op);
       try {
-        op.store(reading, await timed(op.id, () => op.run(client, callOptions())));
+        op.store(reading, await timed(op.id, () => op.run(client, callOptions())), answers);
         succeededOps++;
       } catch (err) {
         if (notOffered(err)) {
@@ -255,8 +264,10 @@ export async function pollBoard(
     outcome = { kind: succeededOps > 0 ? 'partial' : 'failed', reason: first.reason, message: first.message };
   }
 
-  return polledBoard(target, outcome, policy, now(), {
+  return polledBoard(target, outcome, policy, now(), deps.screen, {
     reading,
+    answers,
+    mediumRead: due.medium,
     failures: [...failures, ...advisoryFailures],
     events,
     succeeded: succeededOps > 0,
@@ -274,10 +285,13 @@ export function refusedPoll(
   target: PollTarget,
   message: string,
   policy: ReachabilityPolicy,
+  screen: PollDeps['screen'],
   now: () => Date = () => new Date(),
 ): PolledBoard {
-  return polledBoard(target, { kind: 'auth_failed', message }, policy, now(), {
+  return polledBoard(target, { kind: 'auth_failed', message }, policy, now(), screen, {
     reading: {},
+    answers: {},
+    mediumRead: false,
     failures: [],
     events: [],
     succeeded: false,
@@ -286,14 +300,20 @@ export function refusedPoll(
   });
 }
 
-/** What a poll found, judged: the next reachability step, its timeline events and the readings to store. */
+/**
+ * What a poll found, judged: the next reachability step, its timeline events, the readings to store, and whether
+ * they may call for a new alert (`screen`, on the answers while they are at hand).
+ */
 function polledBoard(
   target: PollTarget,
   outcome: PollOutcome,
   policy: ReachabilityPolicy,
   polledAt: Date,
+  screen: PollDeps['screen'],
   found: {
     reading: Reading;
+    answers: Answers;
+    mediumRead: boolean;
     failures: OpFailure[];
     events: PollWrite['events'];
     succeeded: boolean;
@@ -344,6 +364,17 @@ function polledBoard(
     reading: Object.keys(stored).length ? stored : null,
     thermalSamples,
     events,
+    attention: screen({
+      boardId: target.id,
+      labels: target.labels,
+      state: step.state,
+      polledAt,
+      health: found.answers.health,
+      thermal: found.answers.thermal,
+      mediumRead: found.mediumRead,
+      cooling: reading.cooling,
+      sdcard: reading.sdcard,
+    }),
   };
 }
 
@@ -382,7 +413,7 @@ export async function readSlow(
       continue;
     }
     try {
-      op.store(reading, await timed(op.id, () => op.run(client, { login: false })));
+      op.store(reading, await timed(op.id, () => op.run(client, { login: false })), {});
     } catch (err) {
       if (notOffered(err)) {
         continue;

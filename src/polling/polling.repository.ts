@@ -8,13 +8,15 @@ import { MEDIUM_POLL_EVERY } from './polling.settings.js';
 const SCHEDULER_LOCK = 'tpfleet:poll-scheduler';
 
 /**
- * What a poll reads of a board: how to reach it (address, sealed credentials, pin, dialect), its reachability and
- * its schedule. Not its labels, notes or capabilities (a JSON array of some 50 operation ids): every poll loads its
- * board, so each column here is decoded about interval ÷ boards times a second.
+ * What a poll reads of a board: how to reach it (address, sealed credentials, pin, dialect), its reachability, its
+ * schedule and its labels (the alert screen's selectors). Not its notes or capabilities (a JSON array of some 50
+ * operation ids): every poll loads its board, so each column here is decoded about interval ÷ boards times a second.
  */
 const POLL_COLUMNS = [
   'id',
   'name',
+  // For the alert screen's selectors (PollScreen.flags): a rule with a selector judges only the boards it matches.
+  'labels',
   'baseUrl',
   'credentialKind',
   'credentialSealed',
@@ -86,6 +88,8 @@ export interface PollWrite {
   } | null;
   thermalSamples: Array<{ sensor: string; temperatureC: number }>;
   events: Array<{ kind: string; summary: string; detail?: unknown }>;
+  /** The alert screen flagged this poll (PollScreen.flags): once written, its board is evaluated for new alerts. */
+  attention: boolean;
 }
 
 /**

@@ -1,9 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { factsOf } from '../boards/board-facts.js';
 import { Limiter } from '../common/concurrency.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import type { BoardPoller } from '../boards/board-poller.port.js';
+import { POLL_SCREEN, type PolledView, type PollScreen } from '../boards/poll-screen.port.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
@@ -47,6 +48,7 @@ export class PollingWorker implements BoardPoller {
     private readonly clients: BoardClientsService,
     private readonly metrics: MetricsService,
     private readonly jobs: JobsService,
+    @Inject(POLL_SCREEN) private readonly screen: PollScreen,
   ) {
     this.limiter = new Limiter(config.polling.concurrency);
     this.slowLimiter = new Limiter(config.polling.slowConcurrency);
@@ -173,6 +175,7 @@ export class PollingWorker implements BoardPoller {
         await this.boards.updateFacts(t.id, factsOf(detected));
       },
       observe: (op, seconds, reason) => this.metrics.observeOperation(op, seconds, reason),
+      screen: (poll) => this.screen.flags(poll),
     };
     const previous = new Map(targets.map((t) => [t.id, t.lastPolledAt]));
     let polled = 0;
@@ -181,6 +184,7 @@ export class PollingWorker implements BoardPoller {
     // milliseconds is not kept waiting for its batch's slowest board.
     const writer = new BatchWriter<PollWrite>(async (rows) => {
       await this.repository.applyPolls(rows);
+      await this.attend(rows);
       for (const w of rows) {
         polled++;
         failed += w.succeeded ? 0 : 1;
@@ -225,6 +229,27 @@ export class PollingWorker implements BoardPoller {
     return { polled, failed, handedOff: overBudget.length };
   }
 
+  /**
+   * The written polls the alert screen flagged: their boards are evaluated for new alerts now. A failure here is
+   * logged, never the write's: the polls are stored, and the alerts' evaluation pass reads every board now and then.
+   */
+  private async attend(rows: PollWrite[]): Promise<void> {
+    const flagged: string[] = [];
+    for (const w of rows) {
+      if (w.attention) {
+        flagged.push(w.boardId);
+      }
+    }
+    if (flagged.length === 0) {
+      return;
+    }
+    try {
+      await this.screen.written(flagged);
+    } catch (err) {
+      this.logger.warn(`alert evaluation of ${flagged.length} polled board(s) failed: ${errorText(err)}`);
+    }
+  }
+
   private async pollOne(
     target: PollTarget,
     due: PollDue & { lease: number },
@@ -245,7 +270,8 @@ export class PollingWorker implements BoardPoller {
     const refusal = this.clients.refusal(target);
     if (refusal !== undefined && target.state !== 'credentials_invalid') {
       // The poll that met the refusal lost its lease before writing: record it now, without logging in again.
-      return { ...refusedPoll(target, refusal, policy), lease: due.lease, lagging: false };
+      const screen = (poll: PolledView) => this.screen.flags(poll);
+      return { ...refusedPoll(target, refusal, policy, screen), lease: due.lease, lagging: false };
     }
     if (this.clients.withheld(target)) {
       return null;
@@ -309,4 +335,8 @@ export class PollingWorker implements BoardPoller {
       deletedRollups,
     };
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -287,7 +287,16 @@ redis.describe('alerts: two instances, a rack, a webhook and Alertmanager', () =
   it('a value flapping around the threshold fires once, and resolves once after the hysteresis', async () => {
     const id = boards.flap1!;
     await writeTemperature(id, 72);
-    await sleep(3000); // held above 70 for longer than the 2 s dwell
+    // A reading no poll brought is judged by the next full pass (every 4th evaluation): from its pending alert on,
+    // the value is held above 70 for longer than the 2 s dwell.
+    await waitFor(
+      'flap1 pending',
+      () => alertsOf(id),
+      (l) => l.length === 1,
+      15_000,
+      100,
+    );
+    await sleep(3000);
     for (let i = 0; i < 16; i++) {
       await writeTemperature(id, i % 2 ? 72 : 68); // 68: below the threshold, above threshold − hysteresis
       await sleep(400);

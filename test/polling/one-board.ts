@@ -57,5 +57,6 @@ export function pollWrite(boardId: string, lease: number, polledAt: Date, state 
     reading: { health: { uptime_seconds: 1 } },
     thermalSamples: [{ sensor: 'cpu', temperatureC: 40 }],
     events: [{ kind: 'state', summary: `x → ${state}` }],
+    attention: false,
   };
 }

@@ -1,0 +1,98 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { PolledView, PollScreen } from '../boards/poll-screen.port.js';
+import { matchesLabels, type Labels } from '../common/label-selector.js';
+import { AlertsEvaluator, parseSelectorSafe } from './alerts.evaluator.js';
+import { observe, type BoardView } from './conditions.js';
+import { type AlertRule, RulesRepository } from './rules.repository.js';
+
+/** How long the screen judges with the rules it last read; a poll never waits for them to be read again. */
+const RULES_TTL_MS = 5000;
+
+/**
+ * /cooling on a poll that did not ask for it: a reading that is there but not fresh, so no rule judges it here
+ * (null would mean "the board has no /cooling", and fan_max would judge /thermal's coolers instead).
+ */
+const NOT_READ: readonly unknown[] = Object.freeze([]);
+
+interface ScreenRule {
+  rule: AlertRule;
+  selector: ReturnType<typeof parseSelectorSafe>;
+}
+
+/**
+ * The POLL_SCREEN port (src/boards/poll-screen.port.ts): judges each poll's answers with the enabled rules, in
+ * memory, and evaluates the boards it flagged once their poll is written. It only asks whether some rule's
+ * condition holds (conditions.ts, the same code the evaluation runs); the evaluation then reads the board's stored
+ * readings and open alerts, so what it opens is what a pass would have opened, one interval sooner.
+ */
+@Injectable()
+export class AlertsPollScreen implements PollScreen {
+  private readonly logger = new Logger(AlertsPollScreen.name);
+  private rules: ScreenRule[] | undefined;
+  private reading: Promise<void> | undefined;
+  private nextReadMs = 0;
+
+  constructor(
+    private readonly repository: RulesRepository,
+    private readonly evaluator: AlertsEvaluator,
+  ) {}
+
+  flags(poll: PolledView): boolean {
+    const rules = this.current();
+    if (rules === undefined) {
+      return true; // no rules read yet: let the evaluation judge from the stored readings
+    }
+    const at = poll.polledAt.getTime();
+    const clock = (poll.health as { clock?: { synchronised?: unknown; offset_seconds?: unknown } } | undefined)?.clock;
+    const sdcard = poll.mediumRead ? (poll.sdcard ?? null) : null;
+    const view: BoardView = {
+      id: poll.boardId,
+      state: poll.state,
+      stateSinceMs: at,
+      thermal: poll.thermal ?? null,
+      thermalAtMs: poll.thermal === undefined ? null : at,
+      clockSynchronised: typeof clock?.synchronised === 'boolean' ? clock.synchronised : null,
+      clockOffsetSeconds: typeof clock?.offset_seconds === 'number' ? clock.offset_seconds : null,
+      firmwareStable: null, // the slow lane's: judged by the full pass
+      cooling: poll.mediumRead ? (poll.cooling ?? null) : NOT_READ,
+      coolingAtMs: poll.mediumRead && poll.cooling !== undefined ? at : null,
+      sdcard,
+      sdcardAtMs: sdcard === null ? null : at,
+    };
+    const labels = (poll.labels ?? {}) as Labels;
+    for (const { rule, selector } of rules) {
+      if (selector === null || (selector && !matchesLabels(labels, selector))) {
+        continue;
+      }
+      if (observe(rule, view, poll.polledAt, 'violating').length > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  async written(boardIds: string[]): Promise<void> {
+    await this.evaluator.evaluate(new Date(), { boards: 'these', ids: boardIds });
+  }
+
+  /** The enabled rules as last read; reads them again (in the background) once they are RULES_TTL_MS old. */
+  private current(): ScreenRule[] | undefined {
+    const now = Date.now();
+    if (this.reading === undefined && now >= this.nextReadMs) {
+      this.nextReadMs = now + RULES_TTL_MS; // a failed read is tried again as late, not on every poll
+      this.reading = this.read().finally(() => (this.reading = undefined));
+    }
+    return this.rules;
+  }
+
+  private async read(): Promise<void> {
+    try {
+      const enabled = (await this.repository.enabled()).filter((r) => r.kind !== 'external');
+      this.rules = enabled.map((rule) => ({ rule, selector: parseSelectorSafe(rule) }));
+    } catch (err) {
+      this.logger.warn(
+        `alert rules could not be read for the poll screen: ${err instanceof Error ? err.message : err}`,
+      );
+    }
+  }
+}
