@@ -54,15 +54,17 @@ export class AlertsEvaluator {
 
   /**
    * One pass of every rule over the scope's boards. Returns counts of what changed. The two pass scopes also close
-   * the open alerts that no longer apply; `these` only opens alerts (the passes own what follows).
+   * the open alerts that no longer apply; `these` only opens alerts (the passes own what follows). `enabled`: the
+   * enabled rules when the caller holds them already (the poll screen), else they are read.
    */
   async evaluate(
     now = new Date(),
     scope: EvaluationScope = { boards: 'all' },
+    enabled?: AlertRule[],
   ): Promise<{ opened: number; fired: number; resolved: number; dropped: number }> {
     const counts = { opened: 0, fired: 0, resolved: 0, dropped: 0 };
     const opening = scope.boards === 'these';
-    const rules = (await this.rules.enabled()).filter((r) => r.kind !== 'external');
+    const rules = (enabled ?? (await this.rules.enabled())).filter((r) => r.kind !== 'external');
     const selectors = new Map(rules.map((r) => [r.id, parseSelectorSafe(r)]));
     const open = new Map<string, Alert>();
     /** Open keys per (rule, board) pair, for pairs that have no data this pass. */

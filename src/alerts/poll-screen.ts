@@ -72,7 +72,12 @@ export class AlertsPollScreen implements PollScreen {
   }
 
   async written(boardIds: string[]): Promise<void> {
-    await this.evaluator.evaluate(new Date(), { boards: 'these', ids: boardIds });
+    // The rules the screen judged with (read again at most every RULES_TTL_MS), not a read per flagged write.
+    await this.evaluator.evaluate(
+      new Date(),
+      { boards: 'these', ids: boardIds },
+      this.rules?.map((r) => r.rule),
+    );
   }
 
   /** The enabled rules as last read; reads them again (in the background) once they are RULES_TTL_MS old. */

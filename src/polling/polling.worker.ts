@@ -4,7 +4,7 @@ import { Limiter } from '../common/concurrency.js';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { BoardsRepository } from '../boards/boards.repository.js';
 import type { BoardPoller } from '../boards/board-poller.port.js';
-import { POLL_SCREEN, type PolledView, type PollScreen } from '../boards/poll-screen.port.js';
+import { POLL_SCREEN, type PollScreen } from '../boards/poll-screen.port.js';
 import { ConfigService } from '../config/config.service.js';
 import { JobHandler } from '../jobs/job-handler.decorator.js';
 import { JobsService } from '../jobs/jobs.service.js';
@@ -270,8 +270,7 @@ export class PollingWorker implements BoardPoller {
     const refusal = this.clients.refusal(target);
     if (refusal !== undefined && target.state !== 'credentials_invalid') {
       // The poll that met the refusal lost its lease before writing: record it now, without logging in again.
-      const screen = (poll: PolledView) => this.screen.flags(poll);
-      return { ...refusedPoll(target, refusal, policy, screen), lease: due.lease, lagging: false };
+      return { ...refusedPoll(target, refusal, policy, deps.screen), lease: due.lease, lagging: false };
     }
     if (this.clients.withheld(target)) {
       return null;
