@@ -240,7 +240,9 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     }
 
     // The faulty phase: the same fleet processes, a fifth (BENCH_FAULTY) of the boards given faults.
-    let faulty: { healthy: number[]; states: string; faulted: number } | undefined;
+    let faulty:
+      | { healthy: number[]; states: string; faulted: number; cpuPer1000: number; workerPer1000: number; rate: number }
+      | undefined;
     if (faultEvery > 0) {
       let faulted = 0;
       for (let i = faultEvery; i <= BOARDS; i += faultEvery) {
@@ -250,11 +252,25 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       }
       // Two intervals for the faulty boards to show their faults (and move lanes), then a window as long as the first.
       await new Promise((r) => setTimeout(r, 2 * INTERVAL * 1000 + 10_000));
+      // The fleet's CPU per poll over the faulty window too: what the faulty boards cost it (failed polls count).
+      const pollsF = await polls();
+      const cpuF = fleet.map((f) => f.cpuSeconds());
+      const tF = performance.now();
       const during = await sampleStaleness(SECONDS);
+      const polledF = (await polls()) - pollsF;
+      const [apiCpuF, workerCpuF] = fleet.map((f, i) => f.cpuSeconds() - cpuF[i]!) as [number, number];
+      const wallF = (performance.now() - tF) / 1000;
       const fstates = await sql.query<{ state: string; n: number }>(
         `SELECT "state"::text AS state, count(*)::int AS n FROM "Board" GROUP BY 1 ORDER BY 2 DESC`,
       );
-      faulty = { healthy: during.healthy, states: fstates.rows.map((r) => `${r.state} ${r.n}`).join(', '), faulted };
+      faulty = {
+        healthy: during.healthy,
+        states: fstates.rows.map((r) => `${r.state} ${r.n}`).join(', '),
+        faulted,
+        cpuPer1000: ((apiCpuF + workerCpuF) / polledF) * 1000,
+        workerPer1000: (workerCpuF / polledF) * 1000,
+        rate: polledF / wallF,
+      };
       // The baseline below polls the same rack, fault-free.
       for (let i = faultEvery; i <= BOARDS; i += faultEvery) {
         await rack.control('DELETE', `/rack/boards/${i}/faults`);
@@ -366,6 +382,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
         row(`with ${f(FAULTY * 100, 0)} % faulty`, faulty.healthy),
         '',
         `Healthy p99 with faults: ${f(p(faulty.healthy, 0.99) / p(clean, 0.99), 2)}× the fault-free p99. Board states at the end: ${faulty.states}.`,
+        `Over the faulty window: ${f(faulty.rate)} polls/s (failed ones included), fleet ${f(faulty.cpuPer1000, 2)} CPU s per 1,000 polls (worker ${f(faulty.workerPer1000, 2)}), against ${f(result.cpuPer1000, 2)} without faults.`,
       );
     }
     lines.push(

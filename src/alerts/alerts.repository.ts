@@ -85,6 +85,13 @@ export class AlertsRepository {
     });
   }
 
+  /** Boards with an open (pending or firing) alert of a rule: those the evaluation pass reads every slot. */
+  async boardsWithOpenAlerts(): Promise<string[]> {
+    const rows = await this.prisma.rows<{ id: string }>(Prisma.sql`
+      SELECT DISTINCT "boardId"::text AS id FROM "Alert" WHERE "openKey" IS NOT NULL AND "ruleId" IS NOT NULL`);
+    return rows.map((r) => r.id);
+  }
+
   /** Open alerts of rules that no longer exist or were disabled (they resolve). */
   openOfOtherRules(ruleIds: string[]): Promise<Alert[]> {
     return this.prisma.alert.findMany({

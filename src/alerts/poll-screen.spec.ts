@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PolledView } from '../boards/poll-screen.port.js';
 import type { AlertsEvaluator } from './alerts.evaluator.js';
+import type { AlertsRepository } from './alerts.repository.js';
 import { AlertsPollScreen } from './poll-screen.js';
 import type { AlertRule, RulesRepository } from './rules.repository.js';
 
@@ -34,10 +35,11 @@ const poll = (over: Partial<PolledView> = {}): PolledView => ({
   ...over,
 });
 
-/** A screen over these rules, once it has read them (the first call only starts the read). */
-async function screenOf(rules: AlertRule[]): Promise<AlertsPollScreen> {
+/** A screen over these rules and boards with open alerts, once it has read them (the first call starts the read). */
+async function screenOf(rules: AlertRule[], withOpenAlerts: string[] = []): Promise<AlertsPollScreen> {
   const repository = { enabled: () => Promise.resolve(rules) } as unknown as RulesRepository;
-  const screen = new AlertsPollScreen(repository, {} as AlertsEvaluator);
+  const alerts = { boardsWithOpenAlerts: () => Promise.resolve(withOpenAlerts) } as unknown as AlertsRepository;
+  const screen = new AlertsPollScreen(repository, alerts, {} as AlertsEvaluator);
   expect(screen.flags(poll())).toBe(true); // nothing read yet: the evaluation judges
   await new Promise((r) => setImmediate(r));
   return screen;
@@ -56,6 +58,13 @@ describe('AlertsPollScreen.flags', () => {
     const screen = await screenOf([rule({ kind: 'board_unreachable' })]);
     expect(screen.flags(poll({ state: 'degraded' }))).toBe(false);
     expect(screen.flags(poll({ state: 'unreachable', thermal: undefined, health: undefined }))).toBe(true);
+  });
+
+  it('leaves a board with an open alert to the evaluation pass, which reads every rule of it every slot', async () => {
+    const screen = await screenOf([rule({ kind: 'board_unreachable' })], ['b']);
+    const unreachable = { state: 'unreachable', thermal: undefined, health: undefined };
+    expect(screen.flags(poll({ ...unreachable }))).toBe(false);
+    expect(screen.flags(poll({ ...unreachable, boardId: 'other' }))).toBe(true);
   });
 
   it('applies a rule only to the boards its selector matches', async () => {

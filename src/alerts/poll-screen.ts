@@ -2,10 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { PolledView, PollScreen } from '../boards/poll-screen.port.js';
 import { matchesLabels, type Labels } from '../common/label-selector.js';
 import { AlertsEvaluator, parseSelectorSafe } from './alerts.evaluator.js';
+import { AlertsRepository } from './alerts.repository.js';
 import { observe, type BoardView } from './conditions.js';
 import { type AlertRule, RulesRepository } from './rules.repository.js';
 
-/** How long the screen judges with the rules it last read; a poll never waits for them to be read again. */
+/**
+ * How long the screen judges with the rules (and the boards with open alerts) it last read; a poll never waits for
+ * them to be read again.
+ */
 const RULES_TTL_MS = 5000;
 
 /**
@@ -24,16 +28,23 @@ interface ScreenRule {
  * memory, and evaluates the boards it flagged once their poll is written. It only asks whether some rule's
  * condition holds (conditions.ts, the same code the evaluation runs); the evaluation then reads the board's stored
  * readings and open alerts, so what it opens is what a pass would have opened, one interval sooner.
+ *
+ * A board that has an open alert is never flagged: the evaluation pass reads it, every rule of it, every slot. Else a
+ * board that stays unreachable (or hot) would be evaluated from the database at each of its polls for an alert that
+ * is open already. A new condition on such a board opens at the next pass, as it did before polls were screened.
  */
 @Injectable()
 export class AlertsPollScreen implements PollScreen {
   private readonly logger = new Logger(AlertsPollScreen.name);
   private rules: ScreenRule[] | undefined;
+  /** Boards with an open alert of a rule, as last read (with the rules). */
+  private attended = new Set<string>();
   private reading: Promise<void> | undefined;
   private nextReadMs = 0;
 
   constructor(
     private readonly repository: RulesRepository,
+    private readonly alerts: AlertsRepository,
     private readonly evaluator: AlertsEvaluator,
   ) {}
 
@@ -41,6 +52,9 @@ export class AlertsPollScreen implements PollScreen {
     const rules = this.current();
     if (rules === undefined) {
       return true; // no rules read yet: let the evaluation judge from the stored readings
+    }
+    if (this.attended.has(poll.boardId)) {
+      return false; // the pass reads this board every slot
     }
     const at = poll.polledAt.getTime();
     const clock = (poll.health as { clock?: { synchronised?: unknown; offset_seconds?: unknown } } | undefined)?.clock;
@@ -80,7 +94,10 @@ export class AlertsPollScreen implements PollScreen {
     );
   }
 
-  /** The enabled rules as last read; reads them again (in the background) once they are RULES_TTL_MS old. */
+  /**
+   * The enabled rules as last read; reads them and the boards with open alerts again (in the background) once they
+   * are RULES_TTL_MS old.
+   */
   private current(): ScreenRule[] | undefined {
     const now = Date.now();
     if (this.reading === undefined && now >= this.nextReadMs) {
@@ -92,11 +109,14 @@ export class AlertsPollScreen implements PollScreen {
 
   private async read(): Promise<void> {
     try {
-      const enabled = (await this.repository.enabled()).filter((r) => r.kind !== 'external');
-      this.rules = enabled.map((rule) => ({ rule, selector: parseSelectorSafe(rule) }));
+      const [enabled, attended] = await Promise.all([this.repository.enabled(), this.alerts.boardsWithOpenAlerts()]);
+      this.attended = new Set(attended);
+      this.rules = enabled
+        .filter((r) => r.kind !== 'external')
+        .map((rule) => ({ rule, selector: parseSelectorSafe(rule) }));
     } catch (err) {
       this.logger.warn(
-        `alert rules could not be read for the poll screen: ${err instanceof Error ? err.message : err}`,
+        `alert rules or open alerts could not be read for the poll screen: ${err instanceof Error ? err.message : err}`,
       );
     }
   }
