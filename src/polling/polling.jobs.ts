@@ -28,7 +28,7 @@ const pollOnce = {
 } as const;
 
 /**
- * One job polls a batch of boards (bounded concurrency inside the worker), so 10,000 boards at 15 s cost ~13 queue
+ * One job polls a batch of boards (bounded concurrency inside the worker), so 10,000 boards at 15 s cost ~6.7 queue
  * jobs a second instead of ~667. Not retried: a poll that failed is recorded, and the next tick polls again.
  */
 export const pollBatchJob = defineJob({
