@@ -1,9 +1,10 @@
 // Alerts open at the poll that sees their condition, not at the next evaluation pass: with the alerts' clock
 // stopped (no pass at all), a board hotter than a rule's threshold and a board refusing its credentials get their
 // alerts from their polls alone; a board the rule's selector leaves out gets none; and an alert opened this way is
-// opened once, however many polls see the condition.
+// opened once, however many polls see the condition. Once open, the board's polls are left to the pass.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { AlertsScheduler } from '../../src/alerts/alerts.scheduler.js';
+import { AlertsPollScreen } from '../../src/alerts/poll-screen.js';
 import { PollingScheduler } from '../../src/polling/polling.scheduler.js';
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
@@ -112,5 +113,26 @@ redis.describe('alerts opened by the polls themselves', () => {
     expect(new Set(warm.map((a) => a.sensor)).size).toBe(warm.length);
     expect(warm.length).toBeGreaterThan(0);
     expect(await alertsOf(ids.elsewhere!)).toEqual([]);
+  });
+
+  it('stops flagging the polls of a board whose alert is open (the pass reads it every slot)', async () => {
+    const screen = app.app.get(AlertsPollScreen);
+    const hotPoll = (boardId: string) => ({
+      boardId,
+      labels: { test: 'screen' },
+      state: 'online',
+      polledAt: new Date(),
+      thermal: { sensors: [{ name: 'cpu', temperature_c: 45, present: true, trips: [] }], cooling: [] },
+      mediumRead: false,
+    });
+    // The screen reads the boards with open alerts with its rules, every 5 s.
+    await waitFor(
+      'the screen to see the open alert',
+      async () => screen.flags(hotPoll(ids.hot!)),
+      (f) => !f,
+      15_000,
+      250,
+    );
+    expect(screen.flags(hotPoll(ids.elsewhere!))).toBe(true); // the same answers on a board without an open alert
   });
 });
