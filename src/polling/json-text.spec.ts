@@ -17,6 +17,12 @@ describe('rowsJson', () => {
     );
   });
 
+  it('keeps a member named __proto__ (the counterexample fast-check found: it was dropped)', () => {
+    const row = JSON.parse('{"__proto__":{"a":1},"b":2}') as Record<string, unknown>;
+    expect(JSON.parse(rowsJson([row]))).toEqual([JSON.parse('{"__proto__":{"a":1},"b":2}')]);
+    expect(rowsJson([row])).toBe('[{"__proto__":{"a":1},"b":2}]');
+  });
+
   it('writes a row whose every member is a JsonText', () => {
     expect(JSON.parse(rowsJson([{ health: new JsonText('{"a":1}') }, {}]))).toEqual([{ health: { a: 1 } }, {}]);
   });

@@ -16,6 +16,9 @@ export function rowsJson(rows: Array<Record<string, unknown>>): string {
       const value = row[key];
       if (value instanceof JsonText) {
         texts += `,${JSON.stringify(key)}:${value.text}`;
+      } else if (key === '__proto__') {
+        // An assignment would set the object's prototype and drop the member; defined, it is a member like any other.
+        Object.defineProperty(plain, key, { value, enumerable: true, writable: true, configurable: true });
       } else {
         plain[key] = value;
       }
