@@ -39,6 +39,9 @@ export interface EvaluatedBoard extends BoardView {
   rack: string | null;
 }
 
+/** The boards with an open (pending or firing) alert of a rule: the pass of the other slots, and the poll screen. */
+const BOARDS_WITH_OPEN_ALERTS = Prisma.sql`SELECT "boardId" FROM "Alert" WHERE "openKey" IS NOT NULL AND "ruleId" IS NOT NULL`;
+
 /**
  * Which boards an evaluation reads: every board (the full pass), the boards with an open alert (the pass of the
  * other slots: dwell, clearing, resolution), or the given boards, for new alerts only (polls the screen flagged).
@@ -87,8 +90,9 @@ export class AlertsRepository {
 
   /** Boards with an open (pending or firing) alert of a rule: those the evaluation pass reads every slot. */
   async boardsWithOpenAlerts(): Promise<string[]> {
-    const rows = await this.prisma.rows<{ id: string }>(Prisma.sql`
-      SELECT DISTINCT "boardId"::text AS id FROM "Alert" WHERE "openKey" IS NOT NULL AND "ruleId" IS NOT NULL`);
+    const rows = await this.prisma.rows<{ id: string }>(
+      Prisma.sql`SELECT DISTINCT o."boardId"::text AS id FROM (${BOARDS_WITH_OPEN_ALERTS}) o`,
+    );
     return rows.map((r) => r.id);
   }
 
@@ -109,7 +113,7 @@ export class AlertsRepository {
         ? Prisma.empty
         : scope.boards === 'these'
           ? Prisma.sql`AND b."id" = ANY(${scope.ids}::uuid[])`
-          : Prisma.sql`AND b."id" IN (SELECT "boardId" FROM "Alert" WHERE "openKey" IS NOT NULL AND "ruleId" IS NOT NULL)`;
+          : Prisma.sql`AND b."id" IN (${BOARDS_WITH_OPEN_ALERTS})`;
     // Only what the rules read: of /health its clock's two fields, of /firmware/check its stable channel; times as
     // epoch milliseconds. Every pass reads every board: whole documents and Dates would cost the worker a JSON parse
     // of each document and a date parse of each time, for every board, every pass.

@@ -246,7 +246,9 @@ export class PollingWorker implements BoardPoller {
     try {
       await this.screen.written(flagged);
     } catch (err) {
-      this.logger.warn(`alert evaluation of ${flagged.length} polled board(s) failed: ${errorText(err)}`);
+      this.logger.warn(
+        `alert evaluation of ${flagged.length} polled board(s) failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 
@@ -334,8 +336,4 @@ export class PollingWorker implements BoardPoller {
       deletedRollups,
     };
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
