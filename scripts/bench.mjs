@@ -1,10 +1,12 @@
-// `npm run bench -- <agent|poll|rollout|console|api|thermal> [options]`: runs one benchmark; results go to
+// `npm run bench -- <agent|poll|rollout|console|api|thermal|api-memory|keep-alive> [options]`: runs one benchmark; results go to
 // docs/benchmarks.md by hand, with the command that produced them. Figures are ratios against a baseline measured in
 // the same run.
 //   agent    bench/agent.mjs: the agent vs a bare node:http server (RSS, cold start, req/s, p99), and a 10,000-board rack
 //   poll     bench/poll.bench.ts: the fleet manager polling a rack vs a bare undici loop and Prometheus scraping it
 //            (BENCH_BOARDS, BENCH_SECONDS)
 //   rollout  bench/rollout.bench.ts: a rollout's wall time vs its ideal schedule (BENCH_BOARDS)
+//   keep-alive  bench/keep-alive.mjs: the fleet's and the board's CPU per poll over HTTPS on a kept connection vs a new
+//            one per poll, and the board's RSS per idle connection
 //   api-memory  bench/api-memory.mjs: the api process's RSS idle, then with 10,000 boards registered (BENCH_BOARDS)
 //   console  bench/console.bench.ts: the console's boards page, first rows with 10,000 boards, vs the raw JSON (Chromium)
 //   api      bench/api.bench.ts: p50/p99 of the read routes with BENCH_BOARDS boards registered and polling running
@@ -28,6 +30,7 @@ const jestBench = (file) => [
 const commands = {
   agent: ['bench/agent.mjs', ...rest],
   'api-memory': ['bench/api-memory.mjs', ...rest],
+  'keep-alive': ['bench/keep-alive.mjs', ...rest],
   poll: jestBench('poll.bench.ts'),
   rollout: jestBench('rollout.bench.ts'),
   console: jestBench('console.bench.ts'),

@@ -20,6 +20,16 @@ export interface AgentServerOptions extends AgentOptions {
   tls?: { certificate: ServerCertificate; access?: AccessStore };
 }
 
+/**
+ * How long an idle keep-alive connection stays open, in ms: beyond the poll interval of a fleet manager (15 s by
+ * default, up to a minute), so each poll reuses the connection of the one before. Node's default, 5 s, closed it
+ * between every two polls, and a poll over HTTPS then paid a full TLS handshake (the fleet pins each board's
+ * certificate, so no session is resumed): about 2 ms of the manager's CPU, against 0.1 ms for the requests of a
+ * poll over a kept connection (docs/benchmarks.md, "Keep-alive"). Clients read it from the `Keep-Alive: timeout=75`
+ * header each answer carries. An idle socket costs the board a few KiB.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 75_000;
+
 export interface AgentServer {
   server: Server;
   app: AgentApp;
@@ -45,6 +55,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   }
   // Slow clients must not pin the 128 MB controller's sockets forever.
   server.headersTimeout = 20_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // No whole-request limit: a node image upload takes minutes. Ordinary bodies get their 60 s in readBody, uploads
   // an idle limit (src/transfers/upload-source.ts).
   server.requestTimeout = 0;
