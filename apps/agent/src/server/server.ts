@@ -24,9 +24,9 @@ export interface AgentServerOptions extends AgentOptions {
  * How long an idle keep-alive connection stays open, in ms: beyond the poll interval of a fleet manager (15 s by
  * default, up to a minute), so each poll reuses the connection of the one before. Node's default, 5 s, closed it
  * between every two polls, and a poll over HTTPS then paid a full TLS handshake (the fleet pins each board's
- * certificate, so no session is resumed): about 2 ms of the manager's CPU, against 0.1 ms for the requests of a
- * poll over a kept connection (docs/benchmarks.md, "Keep-alive"). Clients read it from the `Keep-Alive: timeout=75`
- * header each answer carries. An idle socket costs the board a few KiB.
+ * certificate, so no session is resumed): about 4 ms of the manager's CPU per poll, against 0.2 ms over a kept
+ * connection (docs/benchmarks.md, "Keep-alive"). Clients read it from the `Keep-Alive: timeout=75` header each
+ * answer carries. An idle TLS connection holds about 45 KiB of the board's memory.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 75_000;
 
