@@ -5,11 +5,7 @@ import { AgentHarness } from '../../test/support/harness.js';
 import { KEEP_ALIVE_TIMEOUT_MS } from './server.js';
 
 /** GET on `agent`'s pool; resolves with the answer's status, its Keep-Alive header and the socket it came on. */
-function get(
-  url: string,
-  agent: Agent,
-  token: string,
-): Promise<{ status: number; keepAlive: string | undefined; socket: Socket }> {
+function get(url: string, agent: Agent, token: string): Promise<{ status: number; keepAlive: string; socket: Socket }> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -17,7 +13,7 @@ function get(
       (res) => {
         res.resume();
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive'], socket: req.socket! }),
+          resolve({ status: res.statusCode ?? 0, keepAlive: String(res.headers['keep-alive']), socket: req.socket! }),
         );
       },
     );
