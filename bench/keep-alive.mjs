@@ -5,7 +5,7 @@
 // TCP connection and a full TLS handshake per poll, since a pinning connector resumes no TLS session
 // (libs/board-api/src/client/transport.ts). Also the board's own CPU per poll, and its RSS per idle connection held.
 //
-//   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 50]
+//   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 200]
 //
 // The agent (`board-agent --simulate --tls --trust-loopback`) runs in a process of its own; polls run one at a time
 // from this process, the two ways in turn, `--rounds` times; every figure is the median of the rounds.
@@ -27,7 +27,7 @@ const { values: opts } = parseArgs({
   options: {
     polls: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '3' },
-    'idle-connections': { type: 'string', default: '50' },
+    'idle-connections': { type: 'string', default: '200' },
   },
 });
 const POLLS = Number(opts.polls);
