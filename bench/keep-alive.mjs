@@ -3,7 +3,8 @@
 // of the one before, against each poll on a new connection. The second is what a board that drops idle connections
 // sooner than the poll interval costs (Node's default keep-alive, 5 s, at the fleet's default 15 s interval): a new
 // TCP connection and a full TLS handshake per poll, since a pinning connector resumes no TLS session
-// (libs/board-api/src/client/transport.ts). Also the board's own CPU per poll, and its RSS per idle connection held.
+// (libs/board-api/src/client/transport.ts). Also the board's own CPU per poll, and the board's and the fleet's RSS per
+// idle connection held (run node with --expose-gc for steadier RSS figures).
 //
 //   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 200]
 //
@@ -112,6 +113,26 @@ const keepAlive =
     return res.headers['keep-alive'];
   })()) ?? 'none';
 await Promise.all(idle.map((c) => c.close()));
+
+// The fleet's memory for the same: IDLE dispatchers as the fleet builds them, each polled once and its connection
+// kept (the fleet holds one per board; a dispatcher each stands in for an origin each). After a full GC when
+// node runs with --expose-gc.
+const settle = async () => {
+  globalThis.gc?.();
+  await sleep(1000);
+  globalThis.gc?.();
+};
+await settle();
+const fleet0 = process.memoryUsage.rss();
+const held = [];
+for (let i = 0; i < IDLE; i++) {
+  const dispatcher = createBoardDispatcher(dispatcherOptions);
+  held.push(dispatcher);
+  await poll(new BoardClient({ baseUrl, dispatcher }));
+}
+await settle();
+const fleet1 = process.memoryUsage.rss();
+await Promise.all(held.map((d) => d.close()));
 await stopChild(agent);
 rmSync(stateDir, { recursive: true, force: true });
 
@@ -132,4 +153,9 @@ console.log(
 console.log(
   `Board RSS with ${IDLE} idle TLS connections held: +${((rss1 - rss0) / 1024 / IDLE).toFixed(1)} KiB per connection ` +
     `(${(rss0 / 2 ** 20).toFixed(1)} → ${(rss1 / 2 ** 20).toFixed(1)} MiB).`,
+);
+console.log(
+  `Fleet RSS with ${IDLE} idle TLS connections held, a dispatcher each: ` +
+    `+${((fleet1 - fleet0) / 1024 / IDLE).toFixed(1)} KiB per connection ` +
+    `(${(fleet0 / 2 ** 20).toFixed(1)} → ${(fleet1 / 2 ** 20).toFixed(1)} MiB).`,
 );

@@ -6,7 +6,7 @@
 //            (BENCH_BOARDS, BENCH_SECONDS)
 //   rollout  bench/rollout.bench.ts: a rollout's wall time vs its ideal schedule (BENCH_BOARDS)
 //   keep-alive  bench/keep-alive.mjs: the fleet's and the board's CPU per poll over HTTPS on a kept connection vs a new
-//            one per poll, and the board's RSS per idle connection
+//            one per poll, and the board's and the fleet's RSS per idle connection
 //   api-memory  bench/api-memory.mjs: the api process's RSS idle, then with 10,000 boards registered (BENCH_BOARDS)
 //   console  bench/console.bench.ts: the console's boards page, first rows with 10,000 boards, vs the raw JSON (Chromium)
 //   api      bench/api.bench.ts: p50/p99 of the read routes with BENCH_BOARDS boards registered and polling running

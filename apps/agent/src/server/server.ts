@@ -26,7 +26,7 @@ export interface AgentServerOptions extends AgentOptions {
  * between every two polls, and a poll over HTTPS then paid a full TLS handshake (the fleet pins each board's
  * certificate, so no session is resumed): about 4 ms of the manager's CPU per poll, against 0.2 ms over a kept
  * connection (docs/benchmarks.md, "Keep-alive"). Clients read it from the `Keep-Alive: timeout=75` header each
- * answer carries. An idle TLS connection holds about 45 KiB of the board's memory.
+ * answer carries. An idle TLS connection holds 34–48 KiB of the board's memory.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 75_000;
 
