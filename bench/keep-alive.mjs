@@ -4,7 +4,7 @@
 // sooner than the poll interval costs (Node's default keep-alive, 5 s, at the fleet's default 15 s interval): a new
 // TCP connection and a full TLS handshake per poll, since a pinning connector resumes no TLS session
 // (libs/board-api/src/client/transport.ts). Also the board's own CPU per poll, and the board's and the fleet's RSS per
-// idle connection held (run node with --expose-gc for steadier RSS figures).
+// idle connection held (read after a full collection: `npm run bench` runs this file with --expose-gc).
 //
 //   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 200]
 //
@@ -97,26 +97,20 @@ const idle = Array.from(
   { length: IDLE },
   () => new Client(baseUrl, { connect: { rejectUnauthorized: false }, keepAliveTimeout: 600_000 }),
 );
+let keepAlive = 'none';
 for (const c of idle) {
   const res = await c.request({ path: '/api/bmc/health', method: 'GET' });
   await res.body.text();
+  keepAlive = String(res.headers['keep-alive'] ?? 'none');
   await sleep(20);
 }
 await sleep(1000);
 const rss1 = memoryOf(agent.pid).rss;
-const keepAlive =
-  (await (async () => {
-    const c = new Client(baseUrl, { connect: { rejectUnauthorized: false } });
-    const res = await c.request({ path: '/api/bmc/health', method: 'GET' });
-    await res.body.text();
-    await c.close();
-    return res.headers['keep-alive'];
-  })()) ?? 'none';
 await Promise.all(idle.map((c) => c.close()));
 
 // The fleet's memory for the same: IDLE dispatchers as the fleet builds them, each polled once and its connection
-// kept (the fleet holds one per board; a dispatcher each stands in for an origin each). After a full GC when
-// node runs with --expose-gc.
+// kept (the fleet holds one per board; a dispatcher each stands in for an origin each). RSS growth: it reads low
+// when the process has freed memory to reuse, so it is a floor.
 const settle = async () => {
   globalThis.gc?.();
   await sleep(1000);

@@ -1,5 +1,5 @@
-// `npm run bench -- <agent|poll|rollout|console|api|thermal|api-memory|keep-alive> [options]`: runs one benchmark; results go to
-// docs/benchmarks.md by hand, with the command that produced them. Figures are ratios against a baseline measured in
+// `npm run bench -- <agent|poll|rollout|console|api|thermal|api-memory|keep-alive> [options]`: runs one benchmark;
+// results go to docs/benchmarks.md by hand, with the command that produced them. Figures are ratios against a baseline measured in
 // the same run.
 //   agent    bench/agent.mjs: the agent vs a bare node:http server (RSS, cold start, req/s, p99), and a 10,000-board rack
 //   poll     bench/poll.bench.ts: the fleet manager polling a rack vs a bare undici loop and Prometheus scraping it
@@ -30,7 +30,8 @@ const jestBench = (file) => [
 const commands = {
   agent: ['bench/agent.mjs', ...rest],
   'api-memory': ['bench/api-memory.mjs', ...rest],
-  'keep-alive': ['bench/keep-alive.mjs', ...rest],
+  // --expose-gc: its RSS figures are read after a full collection.
+  'keep-alive': ['--expose-gc', 'bench/keep-alive.mjs', ...rest],
   poll: jestBench('poll.bench.ts'),
   rollout: jestBench('rollout.bench.ts'),
   console: jestBench('console.bench.ts'),
