@@ -110,7 +110,7 @@ await Promise.all(idle.map((c) => c.close()));
 
 // The fleet's memory for the same: IDLE dispatchers as the fleet builds them, each polled once and its connection
 // kept (the fleet holds one per board; a dispatcher each stands in for an origin each). RSS growth: it reads low
-// when the process has freed memory to reuse, so it is a floor.
+// when the process has freed memory to reuse, so compare runs of the same options.
 const settle = async () => {
   globalThis.gc?.();
   await sleep(1000);
