@@ -4,7 +4,8 @@
 // sooner than the poll interval costs (Node's default keep-alive, 5 s, at the fleet's default 15 s interval): a new
 // TCP connection and a full TLS handshake per poll, since a pinning connector resumes no TLS session
 // (libs/board-api/src/client/transport.ts). Also the board's own CPU per poll, and the board's and the fleet's RSS per
-// idle connection held (read after a full collection: `npm run bench` runs this file with --expose-gc).
+// idle connection held, and the fleet's per board it polls (read after a full collection: `npm run bench` runs this
+// file with --expose-gc).
 //
 //   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 200]
 //
@@ -23,12 +24,15 @@ import { cpuMsOf, memoryOf, spawnNode, stopChild } from './lib/proc.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const AGENT_BIN = join(HERE, '..', 'apps/agent/bin/board-agent.js');
+const IDLE_CONNECTIONS = join(HERE, 'lib/idle-connections.mjs');
+/** Connections per origin the fleet allows with its default settings: the three polling lanes' (BoardClientsService). */
+const FLEET_CONNECTIONS = 64 + 32 + 128;
 
 const { values: opts } = parseArgs({
   options: {
     polls: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '3' },
-    'idle-connections': { type: 'string', default: '200' },
+    'idle-connections': { type: 'string', default: '1000' },
   },
 });
 const POLLS = Number(opts.polls);
@@ -36,12 +40,25 @@ const ROUNDS = Number(opts.rounds);
 const IDLE = Number(opts['idle-connections']);
 
 const stateDir = mkdtempSync(join(tmpdir(), 'keep-alive-bench-'));
-const agent = spawnNode([AGENT_BIN, '--simulate', '--port', '0', '--state-dir', stateDir, '--tls', '--trust-loopback']);
+// On every address (0.0.0.0), so boards can be told apart by loopback address (127.0.1.1, …) in the memory half; the
+// simulator trusts loopback peers only, and asks anyone else for a password.
+const agent = spawnNode([
+  AGENT_BIN,
+  '--simulate',
+  '--host',
+  '0.0.0.0',
+  '--port',
+  '0',
+  '--state-dir',
+  stateDir,
+  '--tls',
+  '--trust-loopback',
+]);
 let baseUrl;
 for (let waited = 0; !baseUrl; waited += 50) {
-  const m = /listening on (https:\/\/[^/]+)\//.exec(agent.output());
+  const m = /listening on https:\/\/[^/:]+:(\d+)\//.exec(agent.output());
   if (m) {
-    baseUrl = m[1];
+    baseUrl = `https://127.0.0.1:${m[1]}`;
   } else if (waited > 30_000 || agent.exitCode !== null) {
     throw new Error(`the agent did not start: ${agent.output()}`);
   } else {
@@ -108,25 +125,19 @@ await sleep(1000);
 const rss1 = memoryOf(agent.pid).rss;
 await Promise.all(idle.map((c) => c.close()));
 
-// The fleet's memory for the same: IDLE dispatchers as the fleet builds them, each polled once and its connection
-// kept (the fleet holds one per board; a dispatcher each stands in for an origin each). RSS growth: it reads low
-// when the process has freed memory to reuse, so compare runs of the same options.
-const settle = async () => {
-  globalThis.gc?.();
-  await sleep(1000);
-  globalThis.gc?.();
-};
-await settle();
-const fleet0 = process.memoryUsage.rss();
-const held = [];
-for (let i = 0; i < IDLE; i++) {
-  const dispatcher = createBoardDispatcher(dispatcherOptions);
-  held.push(dispatcher);
-  await poll(new BoardClient({ baseUrl, dispatcher }));
+// The fleet's memory for the same number of boards, each at an origin of its own, polled once through one dispatcher
+// as the fleet's (bench/lib/idle-connections.mjs, in a process of its own), with the fleet's per-origin pool and with
+// undici's Pool, which the fleet's dispatcher had before.
+const { port } = new URL(baseUrl);
+const fleetHeld = {};
+for (const pool of ['undici', 'origin']) {
+  const child = spawnNode(['--expose-gc', IDLE_CONNECTIONS, port, String(IDLE), String(FLEET_CONNECTIONS), pool]);
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) {
+    throw new Error(`idle-connections.mjs ${pool} exited with ${code}: ${child.output()}`);
+  }
+  fleetHeld[pool] = JSON.parse(child.output());
 }
-await settle();
-const fleet1 = process.memoryUsage.rss();
-await Promise.all(held.map((d) => d.close()));
 await stopChild(agent);
 rmSync(stateDir, { recursive: true, force: true });
 
@@ -148,8 +159,13 @@ console.log(
   `Board RSS with ${IDLE} idle TLS connections held: +${((rss1 - rss0) / 1024 / IDLE).toFixed(1)} KiB per connection ` +
     `(${(rss0 / 2 ** 20).toFixed(1)} → ${(rss1 / 2 ** 20).toFixed(1)} MiB).`,
 );
-console.log(
-  `Fleet RSS with ${IDLE} idle TLS connections held, a dispatcher each: ` +
-    `+${((fleet1 - fleet0) / 1024 / IDLE).toFixed(1)} KiB per connection ` +
-    `(${(fleet0 / 2 ** 20).toFixed(1)} → ${(fleet1 / 2 ** 20).toFixed(1)} MiB).`,
-);
+console.log(`Fleet, ${IDLE} boards at an origin each, polled once (GET /health, /thermal) through one dispatcher:`);
+console.log('| per-origin pool | connections held per board | RSS per board | heap per board |');
+console.log('|---|---|---|---|');
+for (const [pool, name] of [
+  ['undici', "undici's Pool (before)"],
+  ['origin', 'OriginPool (libs/board-api/src/client/origin-pool.ts)'],
+]) {
+  const h = fleetHeld[pool];
+  console.log(`| ${name} | ${h.connections.toFixed(2)} | ${h.rssKiB.toFixed(1)} KiB | ${h.heapKiB.toFixed(1)} KiB |`);
+}

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { BoardResponseInvalidError, BoardUnreachableError } from './errors.js';
+import { OriginPool, type OriginPoolOptions } from './origin-pool.js';
 
 /**
  * Trust on first use for boards' self-signed certificates: the SHA-256 fingerprint a board presented
@@ -57,7 +58,10 @@ export function createBoardDispatcher(options: DispatcherOptions = {}): Agent {
     connections: options.connections ?? 2,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
     ...(options.maxResponseBytes !== undefined ? { maxResponseSize: options.maxResponseBytes } : {}),
-    connect: options.pins ? pinningConnector(connect, options.pins) : connect,
+    // One connector for every origin (a Client given the options would build one each).
+    connect: options.pins ? pinningConnector(connect, options.pins) : buildConnector(connect),
+    // A pool per origin without undici Pool's 16 KiB queue: the fleet keeps an origin per board (origin-pool.ts).
+    factory: (origin, opts) => new OriginPool(origin, opts as OriginPoolOptions),
   });
 }
 
