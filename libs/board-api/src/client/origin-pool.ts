@@ -1,5 +1,8 @@
 import { Client, Dispatcher, errors } from 'undici';
 
+/** How many busy clients `freeClient` asks whether their answer just completed, before it opens a connection. */
+const JUST_ANSWERED_ASKED = 4;
+
 type Waiting = { opts: Dispatcher.DispatchOptions; handler: Dispatcher.DispatchHandler };
 
 /** The options undici's Agent hands its factory: a Client's, and how many connections one origin may have. */
@@ -120,11 +123,17 @@ export class OriginPool extends Dispatcher {
     }
     // A client whose answer just completed still counts as busy until its `drain`, a turn of the event loop later
     // (undici waits that long before it sends a queued request on the connection). A request sent to it now goes on
-    // that connection at once, so a board's poll, one request after another, keeps one connection.
+    // that connection at once, so a board's poll, one request after another, keeps one connection. Only the clients
+    // busy longest are asked (a board has one or two; a rack behind one origin has a hundred busy at once, and each
+    // `stats` is an object): those are the ones whose answers are most likely done.
+    let asked = 0;
     for (const client of this.busy) {
       const { running, pending } = client.stats;
       if (running === 0 && pending === 0 && !client.destroyed && !client.closed) {
         return client;
+      }
+      if (++asked === JUST_ANSWERED_ASKED) {
+        break;
       }
     }
     const client = new Client(this.origin, this.clientOptions);
