@@ -60,6 +60,8 @@ const WARMUP = int('warmup', 0);
 const ROUNDS = int('rounds', 1);
 const RACK_BOARDS = int('rack-boards', 0);
 const RACK_CONCURRENCY = int('rack-concurrency', 1);
+/** The load comes from one address, 127.0.0.1: with --concurrency past the agent's per-address limit (32), raise it. */
+const CONNECTION_LIMIT_FLAGS = ['--max-connections-per-address', String(Math.max(32, CONCURRENCY + 1))];
 const RACK_TIMEOUT_MS = int('rack-timeout', 1) * 1000;
 const SETTLE_MS = int('settle-ms', 0);
 const PHASE_TIMEOUT_MS = 300_000; // per load phase; a phase that hits it is reported as incomplete
@@ -429,6 +431,7 @@ async function main() {
         '--github-api-url',
         deadOrigin,
         '--trust-loopback',
+        ...CONNECTION_LIMIT_FLAGS,
       ]),
     );
     // Without --trust-loopback the first answer to an anonymous GET is the 401 challenge: still the server answering.
@@ -444,6 +447,7 @@ async function main() {
           agentStateDir('agent-bearer', deadOrigin),
           '--github-api-url',
           deadOrigin,
+          ...CONNECTION_LIMIT_FLAGS,
         ],
         { ready: { path: POWER, statuses: [200, 401] }, login: true },
       ),

@@ -109,6 +109,16 @@ describe('board-agent: choosing the hardware', () => {
     ).toThrow(/--boot-delay-ms/);
   });
 
+  it('takes the connection limits (a board behind a proxy sees every client at one address)', () => {
+    expect(agentArgs(['--port', '1', '--max-connections', '64', '--max-connections-per-address', '8'])).toMatchObject({
+      maxConnections: 64,
+      maxConnectionsPerAddress: 8,
+    });
+    expect(() => parseArgs(['--port', '1', '--max-connections-per-address', '0'])).toThrow(
+      '--max-connections-per-address: expected a whole number from 1 to 100000',
+    );
+  });
+
   it('fills in the defaults and refuses bad values with the flag named (argv is checked by hand, without zod)', () => {
     expect(agentArgs(['--simulate', '--port', '8080', '--state-dir', '/tmp/b'])).toEqual({
       hardware: 'simulated',

@@ -13,6 +13,7 @@ export const USAGE = `usage:
     both:     [--host 127.0.0.1] [--trust-loopback] [--metrics-port M] [--www DIR] [--token-expiry-seconds S]
               [--validate-responses] [--tls] [--tls-cert FILE --tls-key FILE] [--tls-client-ca FILE]
               [--identity-header NAME] [--github-api-url URL] [--update-repo OWNER/REPO] [--audit-log FILE]
+              [--max-connections N (default 512)] [--max-connections-per-address N (default 32)]
     Without --hardware the agent drives the hardware only when <root>/proc/device-tree/model names a Turing Pi.
   board-agent rack --boards N --port P --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
               [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]
@@ -49,6 +50,9 @@ export interface AgentArgs extends CommonArgs {
   tlsClientCa?: string;
   identityHeader?: string;
   auditLog?: string;
+  /** Open connections in all, and from one client address (src/http/connection-limits.ts; defaults there). */
+  maxConnections?: number;
+  maxConnectionsPerAddress?: number;
 }
 
 export interface RackArgs extends CommonArgs {
@@ -125,6 +129,8 @@ const AGENT_CHECKS: Record<string, Check> = {
   tlsClientCa: text,
   identityHeader: text,
   auditLog: text,
+  maxConnections: wholeNumber(1, 100_000),
+  maxConnectionsPerAddress: wholeNumber(1, 100_000),
 };
 const AGENT_SWITCHES = ['trustLoopback', 'validateResponses', 'simulate', 'tls'];
 

@@ -15,6 +15,7 @@ import {
   UsageError,
 } from './cli-args.js';
 import { createAgentServer } from './server/server.js';
+import { DEFAULT_CONNECTION_LIMITS } from './http/connection-limits.js';
 import {
   type BoardServices,
   createLinuxServices,
@@ -74,6 +75,10 @@ async function runAgent(raw: AgentArgs): Promise<void> {
     validateResponses: args.validateResponses,
     services,
     tls: certificate ? { certificate, access: services.access } : undefined,
+    connectionLimits: {
+      perAddress: args.maxConnectionsPerAddress ?? DEFAULT_CONNECTION_LIMITS.perAddress,
+      total: args.maxConnections ?? DEFAULT_CONNECTION_LIMITS.total,
+    },
   });
   const port = await agent.listen(args.port, args.host);
   const metrics =

@@ -374,6 +374,7 @@ export class ContractDrift extends Error {
   }
 }
 
-function defaultLog(event: Record<string, unknown>): void {
+/** One JSON line on stderr: the agent's log unless its options give another. */
+export function defaultLog(event: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`);
 }

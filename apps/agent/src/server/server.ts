@@ -6,7 +6,8 @@ import { createTlsServer, tlsOptions, updateClientCa } from '../tls/https.js';
 
 import type { Authenticator } from '../auth/authenticator.js';
 import type { BoardBackend } from '../backend/backend.js';
-import { AgentApp, type AgentOptions } from './agent.js';
+import { AgentApp, defaultLog, type AgentOptions } from './agent.js';
+import { DEFAULT_CONNECTION_LIMITS, limitConnections, type ConnectionLimits } from '../http/connection-limits.js';
 import { closeServer, listen } from '../http/listen.js';
 import { sendProblem } from '../http/reply.js';
 
@@ -18,6 +19,8 @@ export interface AgentServerOptions extends AgentOptions {
    * required) and swapped whenever the access settings are reloaded.
    */
   tls?: { certificate: ServerCertificate; access?: AccessStore };
+  /** Connections held open, per client address and in all (default DEFAULT_CONNECTION_LIMITS). */
+  connectionLimits?: ConnectionLimits;
 }
 
 /**
@@ -59,6 +62,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   // No whole-request limit: a node image upload takes minutes. Ordinary bodies get their 60 s in readBody, uploads
   // an idle limit (src/transfers/upload-source.ts).
   server.requestTimeout = 0;
+  limitConnections(server, options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS, options.log ?? defaultLog);
   return {
     server,
     app,

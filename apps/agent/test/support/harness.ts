@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import type { TSourcesInput } from '@tpfleet/board-api';
 
+import type { ConnectionLimits } from '../../src/http/connection-limits.js';
 import { accountsOf, Authenticator, type AuthOptions } from '../../src/auth/authenticator.js';
 import { ACCOUNTS_FILE } from '../../src/auth/local-accounts.js';
 import { ShadowAccounts } from '../../src/auth/shadow-accounts.js';
@@ -112,6 +113,8 @@ export class AgentHarness extends HarnessClient {
       firmwareVersion?: string;
       /** Serve the board in this state directory (a restart of an earlier agent); the caller removes it. */
       stateDir?: string;
+      /** The server's connection limits (default: the agent's own). */
+      connectionLimits?: ConnectionLimits;
     } = {},
   ): Promise<AgentHarness> {
     const dir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'board-agent-')));
@@ -149,6 +152,7 @@ export class AgentHarness extends HarnessClient {
       validateResponses: true,
       log: (e) => logs.push(e),
       services,
+      connectionLimits: options.connectionLimits,
     });
     const port = await agent.listen(0, '127.0.0.1');
     const harness = new AgentHarness(
@@ -250,6 +254,7 @@ export class LinuxAgentHarness extends HarnessClient {
       validateResponses: true,
       log: (e) => logs.push(e),
       services,
+      connectionLimits: options.connectionLimits,
     });
     const port = await agent.listen(0, '127.0.0.1');
     const harness = new LinuxAgentHarness(`http://127.0.0.1:${port}`, fixture, accounts, auth, agent, services);
