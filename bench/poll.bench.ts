@@ -45,6 +45,7 @@ import {
 } from '../test/support/fleet-process.js';
 import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
 import { prometheusBinary, prometheusWindow } from './lib/prometheus.js';
+import { loopbackAddressOf } from './lib/loopback.mjs';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -55,7 +56,14 @@ const MEDIUM_EVERY = 4;
 /** Bytes a fleet process's JavaScript heap allocated since it started (src/metrics/metrics.service.ts). */
 const ALLOCATED_METRIC = 'tpfleet_nodejs_heap_allocated_bytes_total';
 const FAULTY = Number(process.env.BENCH_FAULTY ?? 0);
-const SIDE_BY_SIDE = process.env.BENCH_SIDE_BY_SIDE !== '0';
+/**
+ * BENCH_ORIGIN_PER_BOARD=1: each board at an origin of its own, as real boards are (the rack on every address, board n
+ * at http://<loopbackAddressOf(n)>:<port>/boards/n), so the fleet and the loop keep a connection per board instead of
+ * sharing 64 to one origin. Plain HTTP: the rack serves no TLS. Not side by side: the two would hold a connection
+ * per board each to the rack at once, past its open-files limit at 10,000 boards.
+ */
+const ORIGIN_PER_BOARD = process.env.BENCH_ORIGIN_PER_BOARD === '1';
+const SIDE_BY_SIDE = process.env.BENCH_SIDE_BY_SIDE !== '0' && !ORIGIN_PER_BOARD;
 /** The faulty mix (wrong passwords and bans need logins, which --trust-loopback skips: resets and trickles instead). */
 const FAULT_MIX: Array<Record<string, unknown>> = [
   { latencyMs: 4000 },
@@ -73,6 +81,7 @@ async function undiciLoop(
   intervalSeconds: number,
   seconds: number,
   mediumEvery: number,
+  originPerBoard: boolean,
 ): Promise<{
   polls: number;
   wallSeconds: number;
@@ -90,6 +99,7 @@ async function undiciLoop(
       String(intervalSeconds),
       String(seconds),
       String(mediumEvery),
+      ...(originPerBoard ? ['origin-per-board'] : []),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -109,7 +119,11 @@ function p(values: number[], q: number): number {
 
 it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
   const { redisUrl } = requireBenchServers('poll');
-  const rack = await startRack(BOARDS, ['--trust-loopback']);
+  const rack = await startRack(BOARDS, ['--trust-loopback', ...(ORIGIN_PER_BOARD ? ['--host', '0.0.0.0'] : [])]);
+  const rackPort = new URL(rack.url).port;
+  const boardsRack = ORIGIN_PER_BOARD
+    ? { ...rack, boardUrl: (n: number) => `http://${loopbackAddressOf(n)}:${rackPort}/boards/${n}` }
+    : rack;
   const db = await createTestDatabase();
   const env = fleetEnv(db, redisUrl, {
     POLL_INTERVAL_SECONDS: String(INTERVAL),
@@ -129,7 +143,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       WHEN (NEW."lastSuccessAt" < OLD."lastSuccessAt") EXECUTE FUNCTION bench_note_regression();`);
   const lines: string[] = [];
   await runWithFleet(fleet, async () => {
-    const warmS = await warmRack(rack, BOARDS);
+    const warmS = await warmRack(boardsRack, BOARDS);
     lines.push(`Rack warm-up: ${BOARDS} simulated boards started in ${warmS.toFixed(0)} s.`, '');
 
     const nodeArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
@@ -138,7 +152,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const worker = await startFleetProcess('worker', env, nodeArgs('BENCH_WORKER_NODE_ARGS'));
     fleet.push(worker);
     const api = apiClient(apiProcess.url);
-    await registerRackBoards(api, rack, BOARDS);
+    await registerRackBoards(api, boardsRack, BOARDS);
     // Registration also queues every new board's first configuration backup: measure polling once that is over.
     const backupsS = await waitFirstBackups(sql, BOARDS);
     lines.push(`First configuration backups of all boards done ${backupsS.toFixed(0)} s after registration.`, '');
@@ -221,7 +235,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       const workerMain1 = mainThreadCpuSecondsOf(worker.pid);
       const machine2 = machineCpuSeconds();
       const t1 = performance.now();
-      const beside = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY);
+      const beside = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY, ORIGIN_PER_BOARD);
       const wall1 = (performance.now() - t1) / 1000;
       const polled1 = (await polls()) - polls1;
       const [apiCpu1, workerCpu1] = fleet.map((f, i) => f.cpuSeconds() - cpu1[i]!) as [number, number];
@@ -308,7 +322,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     // process of its own: its CPU is read there, over its window, as the fleet processes' is from /proc.
     const baseRack0 = cpuSecondsOf(rack.process.pid!);
     const baseMachine0 = machineCpuSeconds();
-    const loop = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY);
+    const loop = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY, ORIGIN_PER_BOARD);
     const baseRackCores = (cpuSecondsOf(rack.process.pid!) - baseRack0) / loop.wallSeconds;
     const baseMachine1 = machineCpuSeconds();
     const baseMachineBusy = (baseMachine1.busy - baseMachine0.busy) / (baseMachine1.total - baseMachine0.total);

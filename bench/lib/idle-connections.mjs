@@ -11,13 +11,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { BoardClient, createBoardDispatcher } from '@tpfleet/board-api/client';
+import { loopbackAddressOf } from './loopback.mjs';
 
 const [portArg, boardsArg, connectionsArg, poolArg] = process.argv.slice(2);
 const BOARDS = Number(boardsArg);
 const CONNECTIONS = Number(connectionsArg);
 
-/** The n-th board's origin: a loopback address of its own (127.0.1.1, 127.0.1.2, …), so an origin per board. */
-const originOf = (n) => `https://127.0.${1 + Math.floor(n / 250)}.${1 + (n % 250)}:${portArg}`;
+/** The n-th board's origin (from 0): a loopback address of its own, so an origin per board. */
+const originOf = (n) => `https://${loopbackAddressOf(n + 1)}:${portArg}`;
 
 const pinned = new Map();
 const pins = { expected: (origin) => pinned.get(origin), seen: async (origin, fp) => void pinned.set(origin, fp) };

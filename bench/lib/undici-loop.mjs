@@ -4,7 +4,9 @@
 // the loop's alone: inside the jest process it shared that process's heap and collector, and its figure moved by half
 // between identical runs (docs/benchmarks.md).
 //
-// Usage: node undici-loop.mjs <rack url> <boards> <interval s> <seconds> <mediumEvery>
+// Usage: node undici-loop.mjs <rack url> <boards> <interval s> <seconds> <mediumEvery> [origin-per-board]
+//   origin-per-board: board n at http://<loopbackAddressOf(n)>:<the rack's port>/boards/n (the rack on 0.0.0.0), so a
+//   pool per board as the fleet has then (BENCH_ORIGIN_PER_BOARD in bench/poll.bench.ts).
 // Prints one JSON line: { polls, wallSeconds, cpuSeconds, mainThreadCpuSeconds, allocatedBytes, staleness } —
 // staleness: every board's age of last success in seconds (null: never polled), sampled every 5 s;
 // mainThreadCpuSeconds: the main thread's share of cpuSeconds (the rest is V8's and libuv's helper threads), from
@@ -13,8 +15,15 @@
 import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { Agent, request } from 'undici';
+import { loopbackAddressOf } from './loopback.mjs';
 
-const [rackUrl, boardsArg, intervalArg, secondsArg, mediumArg] = process.argv.slice(2);
+const [rackUrl, boardsArg, intervalArg, secondsArg, mediumArg, originsArg] = process.argv.slice(2);
+const rackPort = new URL(rackUrl).port;
+/** Board i's base URL (i from 0). */
+const boardUrlOf =
+  originsArg === 'origin-per-board'
+    ? (i) => `http://${loopbackAddressOf(i + 1)}:${rackPort}/boards/${i + 1}`
+    : (i) => `${rackUrl}/boards/${i + 1}`;
 const BOARDS = Number(boardsArg);
 const INTERVAL = Number(intervalArg);
 const SECONDS = Number(secondsArg);
@@ -50,7 +59,7 @@ const workers = Array.from({ length: 64 }, async () => {
       const ops =
         pollsOf[i]++ % MEDIUM_EVERY === 0 ? ['health', 'thermal', 'cooling', 'sdcard'] : ['health', 'thermal'];
       for (const op of ops) {
-        const r = await request(`${rackUrl}/boards/${i + 1}/api/bmc/${op}`, { dispatcher });
+        const r = await request(`${boardUrlOf(i)}/api/bmc/${op}`, { dispatcher });
         JSON.parse(await r.body.text());
       }
       lastOk.set(i, Date.now());

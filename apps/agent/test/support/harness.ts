@@ -40,6 +40,8 @@ export interface RequestOptions {
 
 type HarnessStartOptions = Partial<AuthOptions> & {
   www?: string;
+  /** The server's connection limits (default: the agent's own). */
+  connectionLimits?: ConnectionLimits;
   services?: ServiceOptions;
   firmwareSources?: TSourcesInput | 'defaults';
 };
@@ -113,8 +115,6 @@ export class AgentHarness extends HarnessClient {
       firmwareVersion?: string;
       /** Serve the board in this state directory (a restart of an earlier agent); the caller removes it. */
       stateDir?: string;
-      /** The server's connection limits (default: the agent's own). */
-      connectionLimits?: ConnectionLimits;
     } = {},
   ): Promise<AgentHarness> {
     const dir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'board-agent-')));

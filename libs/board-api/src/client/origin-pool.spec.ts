@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { BoardUnreachableError } from './errors.js';
 import { OriginPool } from './origin-pool.js';
 import { createBoardDispatcher, send } from './transport.js';
@@ -49,7 +49,7 @@ function slowBoard() {
 describe('OriginPool: a keep-alive pool per origin without a preallocated queue', () => {
   const board = slowBoard();
   let origin = '';
-  const open: Dispatcher[] = [];
+  const open: Array<OriginPool | Agent> = [];
 
   beforeAll(async () => {
     await new Promise<void>((r) => board.server.listen(0, '127.0.0.1', r));
