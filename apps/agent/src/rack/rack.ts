@@ -12,7 +12,7 @@ import { AgentApp, type LogFn } from '../server/agent.js';
 import { parseJsonObject, readBody } from '../http/body.js';
 import type { Dialect, DialectName } from '../server/dialect.js';
 import { sendEmpty, sendJson, sendProblem, sendRefusal } from '../http/reply.js';
-import { closeServer, listen } from '../http/listen.js';
+import { closeServer, KEEP_ALIVE_TIMEOUT_MS, listen } from '../http/listen.js';
 import { HttpClient } from '../firmware/http-client.js';
 import {
   type BoardServices,
@@ -110,6 +110,7 @@ export class Rack {
   constructor(private readonly options: RackOptions) {
     this.server = createServer((req, res) => void this.route(req, res));
     this.server.headersTimeout = 20_000;
+    this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     // As a board's own server (server/server.ts): body deadlines per route, none for the whole of an upload.
     this.server.requestTimeout = 0;
   }

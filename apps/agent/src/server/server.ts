@@ -8,7 +8,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { BoardBackend } from '../backend/backend.js';
 import { AgentApp, defaultLog, type AgentOptions } from './agent.js';
 import { DEFAULT_CONNECTION_LIMITS, limitConnections, type ConnectionLimits } from '../http/connection-limits.js';
-import { closeServer, listen } from '../http/listen.js';
+import { closeServer, KEEP_ALIVE_TIMEOUT_MS, listen } from '../http/listen.js';
 import { sendProblem } from '../http/reply.js';
 
 export interface AgentServerOptions extends AgentOptions {
@@ -23,15 +23,7 @@ export interface AgentServerOptions extends AgentOptions {
   connectionLimits?: ConnectionLimits;
 }
 
-/**
- * How long an idle keep-alive connection stays open, in ms: beyond the poll interval of a fleet manager (15 s by
- * default, up to a minute), so each poll reuses the connection of the one before. Node's default, 5 s, closed it
- * between every two polls, and a poll over HTTPS then paid a full TLS handshake (the fleet pins each board's
- * certificate, so no session is resumed): about 4 ms of the manager's CPU per poll, against 0.2 ms over a kept
- * connection (docs/benchmarks.md, "Keep-alive"). Clients read it from the `Keep-Alive: timeout=75` header each
- * answer carries. An idle TLS connection holds 34–48 KiB of the board's memory.
- */
-export const KEEP_ALIVE_TIMEOUT_MS = 75_000;
+export { KEEP_ALIVE_TIMEOUT_MS } from '../http/listen.js';
 
 export interface AgentServer {
   server: Server;
