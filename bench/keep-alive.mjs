@@ -7,7 +7,7 @@
 // idle connection held, and the fleet's per board it polls (read after a full collection: `npm run bench` runs this
 // file with --expose-gc).
 //
-//   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 200]
+//   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 1000]
 //
 // The agent (`board-agent --simulate --tls --trust-loopback`) runs in a process of its own; polls run one at a time
 // from this process, the two ways in turn, `--rounds` times; every figure is the median of the rounds.

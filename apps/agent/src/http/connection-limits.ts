@@ -1,6 +1,6 @@
 // How many connections a board's server holds open: a bound per client address and one in all, so a host on the
 // board's network cannot fill the 128 MB controller with idle connections (each TLS one holds 34–48 KiB, and the
-// server keeps an idle one 75 s: src/server/server.ts).
+// server keeps an idle one 75 s: KEEP_ALIVE_TIMEOUT_MS in src/http/listen.ts).
 import type { Server } from 'node:net';
 
 export interface ConnectionLimits {
