@@ -3,7 +3,13 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import type { TFirmwareSlots } from '@tpfleet/board-api';
-import { BoardClientError, BoardHttpError, errorReason, type BoardClient } from '@tpfleet/board-api/client';
+import {
+  BoardClientError,
+  BoardHttpError,
+  BoardUnreachableError,
+  errorReason,
+  type BoardClient,
+} from '@tpfleet/board-api/client';
 import { sameVersion } from '@tpfleet/board-api/version';
 import { BoardClientsService } from '../boards/board-clients.service.js';
 import { factsOf, type BoardFacts } from '../boards/board-facts.js';
@@ -35,6 +41,15 @@ import type { InstallStatus } from './wave-plan.js';
 
 /** The runner lost its lease (another runner owns the board now): it stops touching the board at once. */
 class LeaseLost extends Error {}
+
+/**
+ * This process is stopping and hands the job back (`JobContext.signal`): the runner stops before its next board call
+ * and gives up its lease, so the next run (on another worker, or this one restarted) takes the board within seconds.
+ */
+class HandedBack extends Error {}
+
+/** undici's code for a request refused because the dispatcher was closing: it never left this process. */
+const NEVER_SENT = 'UND_ERR_CLOSED';
 
 interface RunPolicy {
   installTimeoutMs: number;
@@ -99,6 +114,11 @@ export class InstallRunner {
       if (err instanceof LeaseLost) {
         return { status: 'lease-lost' };
       }
+      if (err instanceof HandedBack) {
+        clearInterval(heartbeat);
+        await this.installs.handBack(row.id, owner).catch(() => undefined); // else the lease lapses in LEASE_MS
+        return { status: 'handed-back' };
+      }
       // Unexpected (database down): the lease lapses and the clock re-dispatches the board.
       this.logger.error(`install ${row.id} on board ${row.boardName}: ${errorText(err)}`);
       throw err;
@@ -113,7 +133,7 @@ export class InstallRunner {
   }
 
   /** Never throws: a board whose configuration cannot be read is still upgraded; the timeline says so. */
-  private async backupBeforeUpgrade(board: Board, version: string): Promise<void> {
+  private async backupBeforeUpgrade(board: Board, version: string, handedBack: AbortSignal): Promise<void> {
     try {
       const outcome = await this.backups.backup(board, 'pre_upgrade');
       if (outcome.status === 'skipped' || outcome.status === 'unsupported') {
@@ -122,6 +142,9 @@ export class InstallRunner {
         });
       }
     } catch (err) {
+      if (handedBack.aborted) {
+        return; // cut off by this process's own stop, not the board's doing: the next run backs it up
+      }
       await this.timeline
         .record(board.id, 'config', `configuration backup before firmware ${version} failed: ${errorReason(err)}`, {
           error: errorText(err),
@@ -202,6 +225,9 @@ export class InstallRunner {
       deadline: (row.startedAt ?? new Date()).getTime() + policy.boardTimeoutMs,
     };
     const step = async (change: InstallChange) => {
+      if (ctx.signal.aborted) {
+        throw new HandedBack();
+      }
       if (lost() || !(await this.installs.step(row.id, owner, change))) {
         throw new LeaseLost();
       }
@@ -210,7 +236,7 @@ export class InstallRunner {
     await this.progress(run, 'checking');
     // The board's configuration is backed up before anything is installed (alongside the first slots read), so a
     // release that loses or mangles settings can be undone with a restore.
-    const backedUp = fresh ? this.backupBeforeUpgrade(board, row.version) : Promise.resolve();
+    const backedUp = fresh ? this.backupBeforeUpgrade(board, row.version, ctx.signal) : Promise.resolve();
     let slots = await this.readSlotsUntil(run, run.deadline);
     await backedUp;
     if (!slots) {
@@ -293,11 +319,14 @@ export class InstallRunner {
     before: TFirmwareSlots,
   ): Promise<TFirmwareSlots | string> {
     const { row } = run;
+    // What the row said was sent before this attempt: put back when this attempt's install never left the process.
+    let sentBefore = row.installSentAt;
     for (let attempt = 0; ; attempt++) {
       await this.progress(run, 'staging');
+      const sentAt = new Date();
       await step({
         status: 'staging',
-        installSentAt: new Date(),
+        installSentAt: sentAt,
         fromVersion: row.fromVersion ?? before.running?.version ?? null,
       });
       const timeoutMs = Math.max(1000, Math.min(run.policy.installTimeoutMs, run.deadline - Date.now()));
@@ -322,6 +351,14 @@ export class InstallRunner {
         }
         failure = `the board accepted the install but /firmware/slots does not show ${row.version} staged`;
       } catch (err) {
+        if (run.ctx.signal.aborted) {
+          // Stopping: the connections are being closed under the call. An install refused before it left this process
+          // is unmarked, or the next run would wait out the install timeout for an install the board never got.
+          if (err instanceof BoardUnreachableError && err.code === NEVER_SENT) {
+            await this.installs.step(row.id, run.owner, { installSentAt: sentBefore });
+          }
+          throw new HandedBack();
+        }
         failure = errorText(err);
         // Whatever the error, the board may have staged it (an answer lost on the way back): look before retrying.
         const slots = await this.readSlotsUntil(run, Math.min(run.deadline, Date.now() + 10_000));
@@ -339,6 +376,7 @@ export class InstallRunner {
       if (attempt >= run.policy.retries || Date.now() + INSTALL_RETRY_DELAY_MS >= run.deadline) {
         return this.end(row, run.owner, 'failed', `install failed: ${failure}`);
       }
+      sentBefore = sentAt;
       await sleep(INSTALL_RETRY_DELAY_MS * (attempt + 1));
     }
   }
@@ -368,6 +406,7 @@ export class InstallRunner {
         throw new LeaseLost();
       }
       await sleep(SLOTS_POLL_MS);
+      throwIfHandedBack(run);
       let slots: TFirmwareSlots;
       try {
         slots = await run.client.firmwareSlots();
@@ -405,9 +444,11 @@ export class InstallRunner {
 
   private async readSlotsUntil(run: Run, until: number): Promise<TFirmwareSlots | null> {
     for (;;) {
+      throwIfHandedBack(run);
       try {
         return await run.client.call('getFirmwareSlots', {}, { timeoutMs: SLOTS_TIMEOUT_MS });
       } catch (err) {
+        throwIfHandedBack(run);
         if (!(err instanceof BoardClientError) || Date.now() + SLOTS_POLL_MS >= until) {
           if (err instanceof BoardClientError) {
             return null;
@@ -487,6 +528,12 @@ export class InstallRunner {
         : undefined,
     ]);
     return status;
+  }
+}
+
+function throwIfHandedBack(run: Run): void {
+  if (run.ctx.signal.aborted) {
+    throw new HandedBack();
   }
 }
 

@@ -179,6 +179,17 @@ export class InstallsRepository {
     return this.update(id, owner, { ...change, status, leaseOwner: null, leaseUntil: null });
   }
 
+  /**
+   * The runner's process is stopping: its lease ends now instead of at its term, so the rollout clock re-dispatches
+   * the board at its next tick (`redispatchLapsed`) and any worker may claim it. The status stays what the board has
+   * been through; the next run starts from the board's slots.
+   */
+  async handBack(id: string, owner: string): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE "FirmwareInstall" SET "leaseOwner" = NULL, "leaseUntil" = now(), "updatedAt" = now()
+      WHERE "id" = ${id}::uuid AND "leaseOwner" = ${owner}`;
+  }
+
   /** Back in line before it started (its rollout was paused after the dispatch): the attempt does not count. */
   requeueUnstarted(id: string, owner: string): Promise<boolean> {
     return this.update(id, owner, {

@@ -48,6 +48,12 @@ export interface JobContext {
   /** The request that caused the job, when there was one: it travels through logs and board calls. */
   requestId?: string;
   updateProgress(progress: Record<string, unknown>): Promise<void>;
+  /**
+   * Aborted when this process hands the job back unfinished: it is stopping and the job outlived the shutdown grace
+   * (src/jobs/jobs.worker.ts). The board calls fail from then on (the process closes its connections), so a handler
+   * stops there, writes nothing it did not do, and leaves the rest to the next run.
+   */
+  signal: AbortSignal;
 }
 
 /**

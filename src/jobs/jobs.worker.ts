@@ -23,6 +23,8 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly supervisor: WorkerSupervisor;
   /** Jobs this process is running: the close waits for them (up to SHUTDOWN_JOB_GRACE_MS). */
   private readonly running = new Set<Promise<unknown>>();
+  /** Aborted when the jobs still running at the end of the grace are handed back (their `JobContext.signal`). */
+  private readonly handingBack = new AbortController();
 
   constructor(
     private readonly registry: JobsRegistry,
@@ -70,6 +72,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
       attempt: job.attemptsMade + 1,
       requestId: envelope.requestId,
       updateProgress: (progress: Record<string, unknown>) => job.updateProgress(progress),
+      signal: this.handingBack.signal,
     };
     const requestId = envelope.requestId ?? `job:${String(job.id)}`;
     const started = performance.now();
@@ -89,9 +92,10 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     // Running jobs get SHUTDOWN_JOB_GRACE_MS to finish (a poll batch, a config push step); what still runs then (a
-    // firmware install waiting on its board for minutes) is handed back: the forced close leaves the job to BullMQ's
-    // stalled-job check, which gives it to another worker, and installs re-run safely from their DB lease
-    // (src/firmware/install.runner.ts). Waiting for them would outlast any orchestrator's stop timeout.
+    // firmware install waiting on its board for minutes) is handed back: its `JobContext.signal` is aborted (the board
+    // connections close next, so it must not mark a board call done that it will not make), the forced close leaves the
+    // job to BullMQ's stalled-job check, which gives it to another worker, and installs re-run safely from their DB
+    // lease (src/firmware/install.runner.ts). Waiting for them would outlast any orchestrator's stop timeout.
     // pause(true) takes no new job and returns at once; the jobs this process is running (`running`) are what is
     // waited for. BullMQ's pause() waits by disconnecting the blocking connection and connects it again once they end:
     // after a forced close that new connection was never closed (test/app/close-redis.e2e-spec.ts). close(true) then
@@ -105,6 +109,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const timer = sleep(SHUTDOWN_JOB_GRACE_MS, 'timeout' as const, { ref: false });
     if ((await Promise.race([drained, timer])) === 'timeout') {
       this.logger.warn(`stopping: jobs still running after ${SHUTDOWN_JOB_GRACE_MS} ms are handed back to the queue`);
+      this.handingBack.abort();
     }
     await Promise.all(workers.map((w) => w.close(true)));
   }
