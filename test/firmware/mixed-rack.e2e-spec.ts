@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { fleetEnv, startFleetProcess, type FleetProcess } from '../support/fleet-process.js';
 import { requireRedis } from '../support/redis.js';
-import { installCalls, registerBoards, startFirmwareHost, TARGET, type Api } from './helpers.js';
+import { boardSlots, installCalls, registerBoards, startFirmwareHost, TARGET, type Api } from './helpers.js';
 
 const redis = requireRedis();
 // Boards 1-2: this agent. Board 3: upstream bmcd 2.3.4. Board 4: a fork older than its path form (2.16.0).
@@ -218,6 +218,29 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
     await db?.drop();
   });
 
+  /** For a failure report: each unfinished install, what its board was asked and holds, and each process's last lines. */
+  const unfinishedBoards = async (rolloutId: string): Promise<string> => {
+    const { body } = await api('GET', `/api/v1/firmware/rollouts/${rolloutId}`);
+    const open = (body.boards as Array<{ install_id: string; name: string; finished_at: string | null }>).filter(
+      (b) => b.finished_at === null,
+    );
+    const lines = await Promise.all(
+      open.map(async (b) => {
+        const index = Number(b.name.replace('fw', ''));
+        const [install, calls, slots] = await Promise.all([
+          api('GET', `/api/v1/firmware/installs/${b.install_id}`),
+          rack.control('GET', `/rack/boards/${index}/calls`),
+          boardSlots(rack, index).catch((e: unknown) => String(e)),
+        ]);
+        return `${b.name}: ${JSON.stringify(install.body)}\n  calls ${JSON.stringify(calls.body)}\n  slots ${JSON.stringify(slots)}`;
+      }),
+    );
+    const outputs = processes.map(
+      (fleet, n) => `${fleet.role}#${n}'s last lines:\n${fleet.output().split('\n').slice(-40).join('\n')}`,
+    );
+    return [...lines, ...outputs].join('\n');
+  };
+
   it('rolls out over the mixed rack through restarts of both processes, logging no ERROR line', async () => {
     const put = await api('PUT', '/api/v1/firmware/sources', {
       sources: [{ id: 'test-http', kind: 'http', label: 'test firmware host', location: host.httpSource }],
@@ -256,7 +279,9 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
       (r) => ['completed', 'failed', 'paused'].includes(r.body.status),
       150_000,
       500,
-    );
+    ).catch(async (err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${await unfinishedBoards(created.body.id as string)}`);
+    });
     expect(done.body).toMatchObject({ status: 'completed', summary: { succeeded: AGENTS, skipped: 2 } });
     expect(await installCalls(rack, upstream)).toBe(0);
     expect(await installCalls(rack, oldFork)).toBe(0);
