@@ -9,7 +9,7 @@ import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { fleetEnv, startFleetProcess, type FleetProcess } from '../support/fleet-process.js';
+import { fleetEnv, FleetProcesses, type FleetProcess } from '../support/fleet-process.js';
 import { requireRedis } from '../support/redis.js';
 import { boardSlots, installCalls, registerBoards, startFirmwareHost, TARGET, type Api } from './helpers.js';
 
@@ -169,13 +169,8 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
   let apiProcess: FleetProcess;
   let worker: FleetProcess;
   let api: Api;
-  const processes: FleetProcess[] = [];
-
-  const start = async (role: 'api' | 'worker') => {
-    const fleet = await startFleetProcess(role, env);
-    processes.push(fleet);
-    return fleet;
-  };
+  const fleet = new FleetProcesses(() => env);
+  const start = (role: 'api' | 'worker') => fleet.start(role);
 
   beforeAll(async () => {
     host = await startFirmwareHost();
@@ -210,9 +205,7 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
   }, 180_000);
 
   afterAll(async () => {
-    for (const fleet of processes) {
-      await fleet.stop();
-    }
+    await fleet.stopAll();
     await rack?.stop();
     await host?.close();
     await db?.drop();
@@ -235,8 +228,8 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
         return `${b.name}: ${JSON.stringify(install.body)}\n  calls ${JSON.stringify(calls.body)}\n  slots ${JSON.stringify(slots)}`;
       }),
     );
-    const outputs = processes.map(
-      (fleet, n) => `${fleet.role}#${n}'s last lines:\n${fleet.output().split('\n').slice(-40).join('\n')}`,
+    const outputs = fleet.started.map(
+      (p, n) => `${p.role}#${n}'s last lines:\n${p.output().split('\n').slice(-40).join('\n')}`,
     );
     return [...lines, ...outputs].join('\n');
   };
@@ -286,7 +279,6 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
     expect(await installCalls(rack, upstream)).toBe(0);
     expect(await installCalls(rack, oldFork)).toBe(0);
 
-    const errors = processes.flatMap((fleet, n) => fleet.errorLines().map((line) => `${fleet.role}#${n}: ${line}`));
-    expect(errors).toEqual([]);
+    expect(fleet.errorLines()).toEqual([]);
   }, 300_000);
 });

@@ -8,7 +8,7 @@ import type { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-se
 import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { fleetEnv, startFleetProcess, type FleetProcess } from '../support/fleet-process.js';
+import { fleetEnv, FleetProcesses, type FleetProcess } from '../support/fleet-process.js';
 import { requireRedis } from '../support/redis.js';
 import {
   boardSlots,
@@ -34,13 +34,8 @@ redis.describe('a worker stopped while an install waits on its board', () => {
   let worker: FleetProcess;
   let apiProcess: FleetProcess;
   let api: Api;
-  const processes: FleetProcess[] = [];
-
-  const start = async (role: 'api' | 'worker') => {
-    const fleet = await startFleetProcess(role, env);
-    processes.push(fleet);
-    return fleet;
-  };
+  const fleet = new FleetProcesses(() => env);
+  const start = (role: 'api' | 'worker') => fleet.start(role);
 
   beforeAll(async () => {
     host = await startFirmwareHost();
@@ -69,9 +64,7 @@ redis.describe('a worker stopped while an install waits on its board', () => {
   }, 180_000);
 
   afterAll(async () => {
-    for (const fleet of processes) {
-      await fleet.stop();
-    }
+    await fleet.stopAll();
     await rack?.stop();
     await host?.close();
     await db?.drop();
@@ -115,7 +108,6 @@ redis.describe('a worker stopped while an install waits on its board', () => {
       expect.stringMatching(/backup before firmware .* failed/),
     );
 
-    const errors = processes.flatMap((fleet, n) => fleet.errorLines().map((line) => `${fleet.role}#${n}: ${line}`));
-    expect(errors).toEqual([]);
+    expect(fleet.errorLines()).toEqual([]);
   }, 180_000);
 });

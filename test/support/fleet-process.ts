@@ -218,3 +218,30 @@ export async function startFleetProcess(
     },
   };
 }
+
+/**
+ * The fleet processes of one scenario, restarts included: each started with the scenario's environment (read when it
+ * starts: set in beforeAll), all stopped together, their ERROR lines named by role and start order.
+ */
+export class FleetProcesses {
+  readonly started: FleetProcess[] = [];
+
+  constructor(private readonly env: () => Record<string, string>) {}
+
+  async start(role: FleetProcess['role']): Promise<FleetProcess> {
+    const fleet = await startFleetProcess(role, this.env());
+    this.started.push(fleet);
+    return fleet;
+  }
+
+  async stopAll(): Promise<void> {
+    for (const fleet of this.started) {
+      await fleet.stop();
+    }
+  }
+
+  /** Every process's ERROR lines so far, each as `<role>#<n>: <line>`. */
+  errorLines(): string[] {
+    return this.started.flatMap((fleet, n) => fleet.errorLines().map((line) => `${fleet.role}#${n}: ${line}`));
+  }
+}
