@@ -225,9 +225,7 @@ export class InstallRunner {
       deadline: (row.startedAt ?? new Date()).getTime() + policy.boardTimeoutMs,
     };
     const step = async (change: InstallChange) => {
-      if (ctx.signal.aborted) {
-        throw new HandedBack();
-      }
+      throwIfHandedBack(ctx.signal);
       if (lost() || !(await this.installs.step(row.id, owner, change))) {
         throw new LeaseLost();
       }
@@ -406,7 +404,7 @@ export class InstallRunner {
         throw new LeaseLost();
       }
       await sleep(SLOTS_POLL_MS);
-      throwIfHandedBack(run);
+      throwIfHandedBack(run.ctx.signal);
       let slots: TFirmwareSlots;
       try {
         slots = await run.client.firmwareSlots();
@@ -444,11 +442,11 @@ export class InstallRunner {
 
   private async readSlotsUntil(run: Run, until: number): Promise<TFirmwareSlots | null> {
     for (;;) {
-      throwIfHandedBack(run);
+      throwIfHandedBack(run.ctx.signal);
       try {
         return await run.client.call('getFirmwareSlots', {}, { timeoutMs: SLOTS_TIMEOUT_MS });
       } catch (err) {
-        throwIfHandedBack(run);
+        throwIfHandedBack(run.ctx.signal);
         if (!(err instanceof BoardClientError) || Date.now() + SLOTS_POLL_MS >= until) {
           if (err instanceof BoardClientError) {
             return null;
@@ -531,8 +529,8 @@ export class InstallRunner {
   }
 }
 
-function throwIfHandedBack(run: Run): void {
-  if (run.ctx.signal.aborted) {
+function throwIfHandedBack(signal: AbortSignal): void {
+  if (signal.aborted) {
     throw new HandedBack();
   }
 }
