@@ -170,7 +170,6 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
   let worker: FleetProcess;
   let api: Api;
   const fleet = new FleetProcesses(() => env);
-  const start = (role: 'api' | 'worker') => fleet.start(role);
 
   beforeAll(async () => {
     host = await startFirmwareHost();
@@ -184,8 +183,8 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
       POLL_SLOW_INTERVAL_SECONDS: '5',
       POLL_TIMEOUT_MS: '5000',
     });
-    worker = await start('worker');
-    apiProcess = await start('api');
+    worker = await fleet.start('worker');
+    apiProcess = await fleet.start('api');
     api = apiClient(apiProcess.url) as Api;
     await registerBoards(
       api,
@@ -261,9 +260,9 @@ redis.describe('the mixed-rack scenario in the fleet manager processes', () => {
     // Restarted while it runs: the canary done, the next wave being installed.
     await waitFor('the canary to succeed', rollout, (r) => (r.body.summary?.succeeded ?? 0) >= 1, 90_000, 250);
     expect(await worker.stop()).toMatchObject({ code: 0 });
-    worker = await start('worker');
+    worker = await fleet.start('worker');
     expect(await apiProcess.stop()).toMatchObject({ code: 0 });
-    apiProcess = await start('api');
+    apiProcess = await fleet.start('api');
     api = apiClient(apiProcess.url) as Api;
 
     const { value: done } = await waitFor(

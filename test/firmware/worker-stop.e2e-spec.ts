@@ -35,7 +35,6 @@ redis.describe('a worker stopped while an install waits on its board', () => {
   let apiProcess: FleetProcess;
   let api: Api;
   const fleet = new FleetProcesses(() => env);
-  const start = (role: 'api' | 'worker') => fleet.start(role);
 
   beforeAll(async () => {
     host = await startFirmwareHost();
@@ -48,8 +47,8 @@ redis.describe('a worker stopped while an install waits on its board', () => {
       // Every board call may take the slowed read's time.
       POLL_TIMEOUT_MS: '15000',
     });
-    worker = await start('worker');
-    apiProcess = await start('api');
+    worker = await fleet.start('worker');
+    apiProcess = await fleet.start('api');
     api = apiClient(apiProcess.url) as Api;
     await registerBoards(
       api,
@@ -88,7 +87,7 @@ redis.describe('a worker stopped while an install waits on its board', () => {
     // Stopped while the run waits on the slowed backup read: the job outlives the grace and is handed back.
     expect(await worker.stop()).toMatchObject({ code: 0 });
     expect(await installCalls(rack, 1)).toBe(0);
-    worker = await start('worker');
+    worker = await fleet.start('worker');
 
     // Well inside the 900 s install timeout of a single install; the board itself takes a few seconds.
     const { value: done } = await waitFor(
