@@ -108,6 +108,70 @@ describe('certificate pinning: a first-seen certificate whose pin is stored asyn
   });
 });
 
+describe("certificates verified against a CA, one TLS context for all of a dispatcher's connections", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'board-api-ca-'));
+  const received: string[] = [];
+  let server: Server;
+  let origin: string;
+  const selfSigned = (name: string): string => {
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'],
+        ...['-subj', '/CN=board', '-addext', 'subjectAltName=IP:127.0.0.1'],
+        ...['-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.pem`)],
+      ],
+      { stdio: 'ignore' },
+    );
+    return readFileSync(join(dir, `${name}.pem`), 'utf8');
+  };
+  let boardCert: string;
+  let otherCert: string;
+
+  beforeAll(async () => {
+    boardCert = selfSigned('board');
+    otherCert = selfSigned('other');
+    // Every answer closes its connection, so each request below is a new TLS handshake on the same dispatcher.
+    server = createServer({ cert: boardCert, key: readFileSync(join(dir, 'board.key')) }, (req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      res.setHeader('connection', 'close');
+      res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (dispatcher: ReturnType<typeof createBoardDispatcher>, path: string) =>
+    send(dispatcher, origin, { method: 'GET', path, headers: {} }, limits, 'x').catch((err: unknown) => err);
+
+  it('accepts the board its CA signed, on every new connection', async () => {
+    received.length = 0;
+    const dispatcher = createBoardDispatcher({ ca: boardCert });
+    const answers = [await get(dispatcher, '/a'), await get(dispatcher, '/b'), await get(dispatcher, '/c')];
+    await dispatcher.close();
+    expect(answers.map((a) => (a as { status: number }).status)).toEqual([200, 200, 200]);
+    expect(received).toEqual(['GET /a', 'GET /b', 'GET /c']);
+  });
+
+  it('refuses a board no CA it was given signed, on every connection, before sending anything', async () => {
+    received.length = 0;
+    for (const dispatcher of [createBoardDispatcher({ ca: otherCert }), createBoardDispatcher()]) {
+      const failures = [await get(dispatcher, '/a'), await get(dispatcher, '/b')];
+      await dispatcher.close();
+      for (const failure of failures) {
+        expect(failure).toBeInstanceOf(BoardUnreachableError);
+        expect((failure as BoardUnreachableError).code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/);
+      }
+    }
+    expect(received).toEqual([]);
+  });
+});
+
 describe('answers larger than the cap', () => {
   const HUGE = 100 * 1024 * 1024;
   let written = 0;

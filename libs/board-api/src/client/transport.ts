@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
+import { createSecureContext, type TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { BoardResponseInvalidError, BoardUnreachableError } from './errors.js';
 import { OriginPool, type OriginPoolOptions } from './origin-pool.js';
@@ -52,7 +52,11 @@ export function createBoardDispatcher(options: DispatcherOptions = {}): Agent {
   const connect = {
     timeout: options.connectTimeoutMs ?? 5_000,
     rejectUnauthorized: options.rejectUnauthorized ?? true,
-    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    // One TLS context for all the dispatcher's connections. Given none, `tls.connect` builds one per connection (an
+    // OpenSSL SSL_CTX, held for as long as the connection is open): at a kept connection per board, about 20 KiB of
+    // the fleet's memory a board (docs/benchmarks.md, Keep-alive). It holds the CA list (`ca`, else Node's roots) a
+    // per-connection one would have; verification and the pin check stay per connection.
+    secureContext: createSecureContext(options.ca !== undefined ? { ca: options.ca } : {}),
   };
   return new Agent({
     connections: options.connections ?? 2,
