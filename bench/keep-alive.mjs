@@ -11,6 +11,7 @@
 //
 // The agent (`board-agent --simulate --tls --trust-loopback`) runs in a process of its own; polls run one at a time
 // from this process, the two ways in turn, `--rounds` times; every figure is the median of the rounds.
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'undici';
 import { BoardClient, createBoardDispatcher } from '@tpfleet/board-api/client';
 
+import { dispatcherWithContextPerConnection } from './lib/context-per-connection.mjs';
 import { cpuMsOf, memoryOf, spawnNode, stopChild } from './lib/proc.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -81,35 +83,58 @@ async function poll(client) {
   await client.read('getThermal');
 }
 
-/** CPU ms per poll of this process and of the agent; `fresh`: a new dispatcher (so a new connection) for each poll. */
-async function measure(fresh) {
-  let dispatcher = createBoardDispatcher(dispatcherOptions);
-  let client = new BoardClient({ baseUrl, dispatcher });
+/**
+ * The poll's last request (`/thermal`) goes with undici's `reset`: the connection closes after its answer, so the next
+ * poll opens a new one on the same dispatcher, as the fleet's does for a board that dropped its connection.
+ */
+const closingAfterPoll = (dispatch) => (options, handler) =>
+  dispatch(options.path.includes('/thermal') ? { ...options, reset: true } : options, handler);
+
+/**
+ * The ways a poll is measured: on the connection of the one before, and each poll on a new connection through the one
+ * dispatcher (until 2026-12-03 through a new dispatcher each, which also built what a dispatcher keeps for all its
+ * connections), with the fleet's dispatcher and with the one before it shared a TLS context among its connections.
+ */
+const WAYS = {
+  kept: { fresh: false, build: () => createBoardDispatcher(dispatcherOptions) },
+  fresh: { fresh: true, build: () => createBoardDispatcher(dispatcherOptions) },
+  freshContextEach: { fresh: true, build: () => dispatcherWithContextPerConnection(dispatcherOptions) },
+};
+
+/** CPU ms per poll of this process and of the agent, and the connections opened per poll, one way. */
+async function measure({ fresh, build }) {
+  const dispatcher = build();
+  const client = new BoardClient({ baseUrl, dispatcher: fresh ? dispatcher.compose(closingAfterPoll) : dispatcher });
+  // A fleet's next poll of a board comes seconds later, when the dispatcher has long seen the connection close (one
+  // seen only after the next request went out makes undici's Agent send the request after it on a second one).
+  const pollOnce = async () => {
+    const closed = fresh ? once(dispatcher, 'disconnect') : undefined;
+    await poll(client);
+    await closed;
+  };
   for (let i = 0; i < 50; i++) {
-    await poll(client); // warm: code compiled, the pin taken, a connection open
+    await pollOnce(); // warm: code compiled, the pin taken
   }
+  let opened = 0;
+  dispatcher.on('connect', () => opened++);
   const mine0 = process.cpuUsage();
   const board0 = cpuMsOf(agent.pid);
   for (let i = 0; i < POLLS; i++) {
-    if (fresh) {
-      await dispatcher.close();
-      dispatcher = createBoardDispatcher(dispatcherOptions);
-      client = new BoardClient({ baseUrl, dispatcher });
-    }
-    await poll(client);
+    await pollOnce();
   }
   const mine = process.cpuUsage(mine0);
   const board = cpuMsOf(agent.pid) - board0;
   await dispatcher.close();
-  return { fleet: (mine.user + mine.system) / 1000 / POLLS, board: board / POLLS };
+  return { fleet: (mine.user + mine.system) / 1000 / POLLS, board: board / POLLS, opened: opened / POLLS };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const kept = [];
-const fresh = [];
+/** Each way's rounds, taken in turn, so a machine that speeds up or slows down moves every way alike. */
+const rounds = Object.fromEntries(Object.keys(WAYS).map((way) => [way, []]));
 for (let r = 0; r < ROUNDS; r++) {
-  kept.push(await measure(false));
-  fresh.push(await measure(true));
+  for (const [way, spec] of Object.entries(WAYS)) {
+    rounds[way].push(await measure(spec));
+  }
 }
 
 // The board's memory for idle connections: IDLE clients each make one request and keep their connection open.
@@ -134,43 +159,57 @@ await Promise.all(idle.map((c) => c.close()));
 // as the fleet's (bench/lib/idle-connections.mjs, in a process of its own), with the fleet's per-origin pool and with
 // undici's Pool, which the fleet's dispatcher had before.
 const { port } = new URL(baseUrl);
-const fleetHeld = {};
-for (const pool of ['undici', 'origin']) {
-  const child = spawnNode(['--expose-gc', IDLE_CONNECTIONS, port, String(IDLE), String(FLEET_CONNECTIONS), pool]);
-  const code = await new Promise((resolve) => child.once('exit', resolve));
-  if (code !== 0) {
-    throw new Error(`idle-connections.mjs ${pool} exited with ${code}: ${child.output()}`);
+// The memory half's ways (bench/lib/idle-connections.mjs), by their names in the table; `--rounds` of each, in turn.
+const HELD_WAYS = [
+  ['undici', "undici's Pool per origin (before 2026-12-02)"],
+  ['context', 'OriginPool, a TLS context per connection (before 2026-12-03)'],
+  ['origin', "OriginPool, the dispatcher's one TLS context (createBoardDispatcher)"],
+];
+const held = Object.fromEntries(HELD_WAYS.map(([way]) => [way, []]));
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [way] of HELD_WAYS) {
+    const child = spawnNode(['--expose-gc', IDLE_CONNECTIONS, port, String(IDLE), String(FLEET_CONNECTIONS), way]);
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    if (code !== 0) {
+      throw new Error(`idle-connections.mjs ${way} exited with ${code}: ${child.output()}`);
+    }
+    held[way].push(JSON.parse(child.output()));
   }
-  fleetHeld[pool] = JSON.parse(child.output());
 }
 await stopChild(agent);
 rmSync(stateDir, { recursive: true, force: true });
 
 const f = (x) => x.toFixed(3);
-const keptFleet = median(kept.map((k) => k.fleet));
-const freshFleet = median(fresh.map((k) => k.fleet));
-const keptBoard = median(kept.map((k) => k.board));
-const freshBoard = median(fresh.map((k) => k.board));
+const med = (way, key) => median(rounds[way].map((k) => k[key]));
 console.log(`Node ${process.version}, ${POLLS} polls (GET /health, /thermal) × ${ROUNDS} rounds each way; medians.`);
 console.log(`The agent answers with Keep-Alive: ${keepAlive}`);
-console.log('| each poll | fleet CPU ms per poll | board CPU ms per poll |');
-console.log('|---|---|---|');
-console.log(`| on the connection of the one before | ${f(keptFleet)} | ${f(keptBoard)} |`);
-console.log(`| on a new connection (TCP, full TLS handshake) | ${f(freshFleet)} | ${f(freshBoard)} |`);
+console.log('| each poll | connections opened per poll | fleet CPU ms per poll | board CPU ms per poll |');
+console.log('|---|---|---|---|');
+for (const [way, name] of [
+  ['kept', 'on the connection of the one before'],
+  ['fresh', 'on a new connection (TCP, full TLS handshake)'],
+  ['freshContextEach', 'on a new connection, a TLS context per connection (before 2026-12-03)'],
+]) {
+  console.log(`| ${name} | ${med(way, 'opened').toFixed(2)} | ${f(med(way, 'fleet'))} | ${f(med(way, 'board'))} |`);
+}
+const ratio = (way, key) => (med(way, key) / med('kept', key)).toFixed(1);
 console.log(
-  `New connection / kept: fleet ${(freshFleet / keptFleet).toFixed(1)}×, board ${(freshBoard / keptBoard).toFixed(1)}×.`,
+  `New connection / kept: fleet ${ratio('fresh', 'fleet')}× (${ratio('freshContextEach', 'fleet')}× with a TLS ` +
+    `context per connection), board ${ratio('fresh', 'board')}×.`,
 );
 console.log(
   `Board RSS with ${IDLE} idle TLS connections held: +${((rss1 - rss0) / 1024 / IDLE).toFixed(1)} KiB per connection ` +
     `(${(rss0 / 2 ** 20).toFixed(1)} → ${(rss1 / 2 ** 20).toFixed(1)} MiB).`,
 );
-console.log(`Fleet, ${IDLE} boards at an origin each, polled once (GET /health, /thermal) through one dispatcher:`);
-console.log('| per-origin pool | connections held per board | RSS per board | heap per board |');
+console.log(
+  `Fleet, ${IDLE} boards at an origin each, polled once (GET /health, /thermal) through one dispatcher ` +
+    `(medians of ${ROUNDS} runs each way):`,
+);
+console.log('| dispatcher | connections held per board | RSS per board | heap per board |');
 console.log('|---|---|---|---|');
-for (const [pool, name] of [
-  ['undici', "undici's Pool (before)"],
-  ['origin', 'OriginPool (libs/board-api/src/client/origin-pool.ts)'],
-]) {
-  const h = fleetHeld[pool];
-  console.log(`| ${name} | ${h.connections.toFixed(2)} | ${h.rssKiB.toFixed(1)} KiB | ${h.heapKiB.toFixed(1)} KiB |`);
+for (const [way, name] of HELD_WAYS) {
+  const m = (key) => median(held[way].map((h) => h[key]));
+  console.log(
+    `| ${name} | ${m('connections').toFixed(2)} | ${m('rssKiB').toFixed(1)} KiB | ${m('heapKiB').toFixed(1)} KiB |`,
+  );
 }

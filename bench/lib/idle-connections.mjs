@@ -4,13 +4,16 @@
 // connections per origin as the fleet allows), `boards` origins (the agent on as many loopback addresses), each polled
 // once as the fleet polls (GET /health, then /thermal) and its connections kept.
 //
-// Usage: node --expose-gc idle-connections.mjs <port> <boards> <connections per origin> <pool: origin|undici>
-//   pool `undici`: undici's Agent with its own Pool per origin, as the fleet's dispatcher was before origin-pool.ts.
+// Usage: node --expose-gc idle-connections.mjs <port> <boards> <connections per origin> <way: origin|undici|context>
+//   `origin`: the fleet's dispatcher (createBoardDispatcher);
+//   `undici`: undici's Agent with its own Pool per origin, as the fleet's dispatcher was before origin-pool.ts;
+//   `context`: the fleet's dispatcher as it was before it shared one TLS context (bench/lib/context-per-connection.mjs).
 // Prints one JSON line: { boards, connections, rssKiB, heapKiB } — per board: the connections held, and the RSS and
 // heap growth after a full collection.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { BoardClient, createBoardDispatcher } from '@tpfleet/board-api/client';
+import { dispatcherWithContextPerConnection } from './context-per-connection.mjs';
 import { loopbackAddressOf } from './loopback.mjs';
 
 const [portArg, boardsArg, connectionsArg, poolArg] = process.argv.slice(2);
@@ -22,15 +25,18 @@ const originOf = (n) => `https://${loopbackAddressOf(n + 1)}:${portArg}`;
 
 const pinned = new Map();
 const pins = { expected: (origin) => pinned.get(origin), seen: async (origin, fp) => void pinned.set(origin, fp) };
-const dispatcher =
-  poolArg === 'undici'
-    ? // As createBoardDispatcher built it before origin-pool.ts (undici's Pool per origin), less the pin check.
-      new Agent({
-        connections: CONNECTIONS,
-        keepAliveTimeout: 30_000,
-        connect: { timeout: 5000, rejectUnauthorized: false, maxCachedSessions: 0 },
-      })
-    : createBoardDispatcher({ rejectUnauthorized: false, pins, connections: CONNECTIONS });
+const dispatchers = {
+  origin: () => createBoardDispatcher({ rejectUnauthorized: false, pins, connections: CONNECTIONS }),
+  // As createBoardDispatcher built it before origin-pool.ts (undici's Pool per origin), less the pin check.
+  undici: () =>
+    new Agent({
+      connections: CONNECTIONS,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: 5000, rejectUnauthorized: false, maxCachedSessions: 0 },
+    }),
+  context: () => dispatcherWithContextPerConnection({ pins, connections: CONNECTIONS }),
+};
+const dispatcher = dispatchers[poolArg]();
 let connections = 0;
 dispatcher.on('connect', () => connections++);
 dispatcher.on('disconnect', () => connections--);
