@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 
 export interface RackProcess {
   url: string;
@@ -41,7 +41,7 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
     const timer = setTimeout(() => reject(new Error(`rack did not start: ${out}`)), 15000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/[^/]+)\//.exec(out);
+      const m = /listening on (https?:\/\/[^/]+)\//.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -51,8 +51,13 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
     child.on('exit', (code) => reject(new Error(`rack exited ${code}: ${out}`)));
   });
   child.stderr!.resume();
+  // A rack started with --tls serves its self-signed certificate: this process's own calls take it as it is.
+  const dispatcher: Dispatcher | undefined = url.startsWith('https:')
+    ? new Agent({ connect: { rejectUnauthorized: false } })
+    : undefined;
   const control = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => {
     const res = await request(`${url}${path}`, {
+      dispatcher,
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -67,6 +72,7 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
     control,
     async login(i, password) {
       const res = await request(`${url}/boards/${i}/api/bmc/authenticate`, {
+        dispatcher,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ username: 'root', password }),
@@ -75,7 +81,7 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
       return res.statusCode;
     },
     async metrics(i) {
-      const res = await request(`${url}/boards/${i}/metrics`);
+      const res = await request(`${url}/boards/${i}/metrics`, { dispatcher });
       return res.body.text();
     },
     process: child,
@@ -85,6 +91,7 @@ export async function startRack(boards: number, extraArgs: string[] = []): Promi
         child.kill('SIGTERM');
         await exited;
       }
+      await dispatcher?.close();
       rmSync(stateDir, { recursive: true, force: true });
     },
   };

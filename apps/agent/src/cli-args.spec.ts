@@ -164,9 +164,12 @@ describe('board-agent: choosing the hardware', () => {
     expect(() => parseArgs(['rack', '--boards', '0', '--port', '0', '--state-dir', '/tmp/r'])).toThrow(
       '--boards: expected a whole number from 1 to 100000',
     );
-    expect(() => parseArgs(['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r', '--tls'])).toThrow(
-      'unknown flag --tls',
-    );
+    expect(() =>
+      parseArgs(['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r', '--tls-cert', 'c.pem']),
+    ).toThrow('unknown flag --tls-cert');
+    expect(parseArgs(['rack', '--boards', '2', '--port', '0', '--state-dir', '/tmp/r', '--tls'])).toMatchObject({
+      args: { tls: true },
+    });
     expect(
       parseArgs(['rack', '--boards', '5', '--port', '0', '--state-dir', '/tmp/r', '--dialects', 'fork:3,upstream:2']),
     ).toMatchObject({

@@ -18,7 +18,7 @@ export const USAGE = `usage:
   board-agent rack --boards N --port P --state-dir DIR [--host 127.0.0.1] [--password P] [--trust-loopback]
               [--dialects fork:3,upstream:2] [--token-expiry-seconds S] [--validate-responses]
               [--github-api-url URL] [--update-repo OWNER/REPO] [--boot-delay-ms MS] [--install-delay-ms MS]
-              [--control-host ADDRESS (default: loopback only; 0.0.0.0 for any)]`;
+              [--control-host ADDRESS (default: loopback only; 0.0.0.0 for any)] [--tls]`;
 
 interface CommonArgs {
   port: number;
@@ -66,6 +66,8 @@ export interface RackArgs extends CommonArgs {
   dialects: { name: DialectName; count: number }[];
   /** The local address the control API (`/rack`, no credential) answers on; default loopback only. */
   controlHost?: string;
+  /** Serve HTTPS with a self-signed pair generated in the state directory (`<dir>/tls/`), as a board's agent does. */
+  tls: boolean;
 }
 
 /*
@@ -150,7 +152,7 @@ const RACK_CHECKS: Record<string, Check> = {
     }
   },
 };
-const RACK_SWITCHES = ['trustLoopback', 'validateResponses'];
+const RACK_SWITCHES = ['trustLoopback', 'validateResponses', 'tls'];
 
 /** `stateDir` → `--state-dir`. */
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -198,7 +200,7 @@ function agentArgs(raw: Raw): AgentArgs {
 
 function rackArgs(raw: Raw): RackArgs {
   const args = checked(raw, RACK_CHECKS, RACK_SWITCHES) as Partial<RackArgs> &
-    Pick<RackArgs, 'trustLoopback' | 'validateResponses'>;
+    Pick<RackArgs, 'trustLoopback' | 'validateResponses' | 'tls'>;
   for (const key of ['port', 'stateDir', 'boards'] as const) {
     if (args[key] === undefined) {
       throw new UsageError(`${flagOf(key)}: is required`);

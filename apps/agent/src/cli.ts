@@ -100,7 +100,7 @@ async function runAgent(raw: AgentArgs): Promise<void> {
   });
 }
 
-async function loadCertificate(args: ResolvedAgentArgs) {
+async function loadCertificate(args: Pick<ResolvedAgentArgs, 'tlsCert' | 'tlsKey' | 'stateDir'>) {
   const { loadServerCertificate } = await import('./tls/certificate.js');
   return loadServerCertificate({
     certFile: args.tlsCert,
@@ -187,6 +187,8 @@ async function runRack(args: RackArgs): Promise<void> {
     import('./rack/rack.js'),
     import('./backend-factory.js'),
   ]);
+  // One certificate for every board of the rack (each board is told apart by its origin or path, not its key).
+  const certificate = args.tls ? await loadCertificate({ stateDir: args.stateDir }) : undefined;
   const rack = new Rack({
     boards: args.boards,
     stateDir: args.stateDir,
@@ -200,12 +202,15 @@ async function runRack(args: RackArgs): Promise<void> {
     installDelayMs: args.installDelayMs,
     controlHost: args.controlHost,
     services: { githubApiUrl: args.githubApiUrl, updateRepo: args.updateRepo },
+    tls: certificate,
   });
   const port = await rack.listen(args.port, args.host);
-  const base = `http://${hostForUrl(args.host)}:${port}`;
+  const base = `${certificate ? 'https' : 'http'}://${hostForUrl(args.host)}:${port}`;
   process.stdout.write(
     `board-agent rack listening on ${base}/boards/<1..${args.boards}>/api/bmc (${args.boards} simulated boards, ` +
-      `control at ${base}/rack on ${args.controlHost ?? 'loopback'} only, state in ${args.stateDir})\n`,
+      `control at ${base}/rack on ${args.controlHost ?? 'loopback'} only, state in ${args.stateDir}` +
+      (certificate?.generated ? `; generated a self-signed certificate in ${certificate.certFile}` : '') +
+      ')\n',
   );
   onShutdown(() => rack.close());
 }

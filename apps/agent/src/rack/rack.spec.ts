@@ -1,8 +1,12 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { Agent, buildConnector, request } from 'undici';
 
 import { createSimulatedBackend } from '../backend-factory.js';
+import { loadServerCertificate } from '../tls/certificate.js';
 import { parseDialectCounts } from './dialects.js';
 import { Rack } from './rack.js';
 
@@ -246,5 +250,56 @@ describe('rack control API: loopback only unless asked (it needs no credential)'
     expect((await fetch(`http://127.0.0.1:${named}/rack`)).status).toBe(403);
     const open = await start('0.0.0.0');
     expect((await fetch(`http://${external}:${open}/rack`)).status).toBe(200);
+  });
+});
+
+describe('rack over HTTPS (--tls)', () => {
+  let dir: string;
+  let rack: Rack;
+  let base: string;
+  let fingerprint: string;
+  const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rack-tls-'));
+    const certificate = await loadServerCertificate({ stateDir: dir, commonName: 'turingpi' });
+    fingerprint = new X509Certificate(certificate.cert).fingerprint256;
+    rack = new Rack({
+      boards: 3,
+      stateDir: join(dir, 'rack'),
+      password: 'turing',
+      tls: certificate,
+      createBackend: (_i, stateDir) => createSimulatedBackend(stateDir, { timeScale: 0.01 }),
+    });
+    base = `https://127.0.0.1:${await rack.listen(0)}`;
+  });
+  afterAll(async () => {
+    await insecure.close();
+    await rack.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves every board and the control API over TLS with the one certificate, and keeps connections 75 s', async () => {
+    let presented: string | undefined;
+    const about = await request(`${base}/boards/2/api/bmc/about`, {
+      headers: basic('turing'),
+      dispatcher: new Agent({
+        connect: (opts, callback) =>
+          buildConnector({ rejectUnauthorized: false })(opts, (err, socket) => {
+            presented = (socket as TLSSocket | null)?.getPeerCertificate().fingerprint256;
+            callback(err as Error, socket as null);
+          }),
+      }),
+    });
+    expect(about.statusCode).toBe(200);
+    expect(about.headers['keep-alive']).toBe('timeout=75');
+    expect(await about.body.json()).toMatchObject({ hostname: expect.any(String) });
+    expect(presented).toBe(fingerprint);
+    const control = await request(`${base}/rack/boards/3/faults`, { dispatcher: insecure });
+    expect(control.statusCode).toBe(200);
+    await control.body.text();
+  });
+
+  it('answers no plain HTTP on its port', async () => {
+    await expect(fetch(`${base.replace('https:', 'http:')}/boards/1/api/bmc/about`)).rejects.toThrow('fetch failed');
   });
 });

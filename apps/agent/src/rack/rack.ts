@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -51,6 +52,11 @@ export interface RackOptions {
    * `0.0.0.0` or `::` opens it to every address.
    */
   controlHost?: string;
+  /**
+   * Serve HTTPS with this pair (every board, the control API and `/metrics` alike), as boards behind their own
+   * certificates are reached: the fleet then pins one certificate per board origin and keeps a TLS connection each.
+   */
+  tls?: { cert: string; key: string };
 }
 
 /** `POST /firmware/install` in either spelling (path form, or the legacy `opt=set&type=firmware_install`). */
@@ -108,7 +114,8 @@ export class Rack {
   readonly server: Server;
 
   constructor(private readonly options: RackOptions) {
-    this.server = createServer((req, res) => void this.route(req, res));
+    const handle = (req: IncomingMessage, res: ServerResponse) => void this.route(req, res);
+    this.server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
     this.server.headersTimeout = 20_000;
     this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     // As a board's own server (server/server.ts): body deadlines per route, none for the whole of an upload.
