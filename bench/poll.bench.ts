@@ -59,10 +59,15 @@ const FAULTY = Number(process.env.BENCH_FAULTY ?? 0);
 /**
  * BENCH_ORIGIN_PER_BOARD=1: each board at an origin of its own, as real boards are (the rack on every address, board n
  * at http://<loopbackAddressOf(n)>:<port>/boards/n), so the fleet and the loop keep a connection per board instead of
- * sharing 64 to one origin. Plain HTTP: the rack serves no TLS. Not side by side: the two would hold a connection
+ * sharing 64 to one origin (over TLS with BENCH_TLS=1). Not side by side: the two would hold a connection
  * per board each to the rack at once, past its open-files limit at 10,000 boards.
  */
 const ORIGIN_PER_BOARD = process.env.BENCH_ORIGIN_PER_BOARD === '1';
+/**
+ * BENCH_TLS=1: the rack serves HTTPS (`--tls`, one self-signed certificate), so the fleet pins it on every board origin
+ * and keeps a TLS connection each, and the loop and Prometheus reach the boards over TLS too.
+ */
+const TLS = process.env.BENCH_TLS === '1';
 const SIDE_BY_SIDE = process.env.BENCH_SIDE_BY_SIDE !== '0' && !ORIGIN_PER_BOARD;
 /** The faulty mix (wrong passwords and bans need logins, which --trust-loopback skips: resets and trickles instead). */
 const FAULT_MIX: Array<Record<string, unknown>> = [
@@ -81,6 +86,8 @@ async function undiciLoop(
   intervalSeconds: number,
   seconds: number,
   mediumEvery: number,
+  warmupSeconds: number,
+  rackPid: number,
   originPerBoard: boolean,
 ): Promise<{
   polls: number;
@@ -89,6 +96,8 @@ async function undiciLoop(
   mainThreadCpuSeconds: number;
   allocatedBytes: number | null;
   staleness: Array<number | null>;
+  rackCpuSeconds: number;
+  machineBusy: number;
 }> {
   const child = spawn(
     process.execPath,
@@ -99,6 +108,8 @@ async function undiciLoop(
       String(intervalSeconds),
       String(seconds),
       String(mediumEvery),
+      String(warmupSeconds),
+      String(rackPid),
       ...(originPerBoard ? ['origin-per-board'] : []),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -119,10 +130,14 @@ function p(values: number[], q: number): number {
 
 it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
   const { redisUrl } = requireBenchServers('poll');
-  const rack = await startRack(BOARDS, ['--trust-loopback', ...(ORIGIN_PER_BOARD ? ['--host', '0.0.0.0'] : [])]);
-  const rackPort = new URL(rack.url).port;
+  const rack = await startRack(BOARDS, [
+    '--trust-loopback',
+    ...(ORIGIN_PER_BOARD ? ['--host', '0.0.0.0'] : []),
+    ...(TLS ? ['--tls'] : []),
+  ]);
+  const { port: rackPort, protocol } = new URL(rack.url);
   const boardsRack = ORIGIN_PER_BOARD
-    ? { ...rack, boardUrl: (n: number) => `http://${loopbackAddressOf(n)}:${rackPort}/boards/${n}` }
+    ? { ...rack, boardUrl: (n: number) => `${protocol}//${loopbackAddressOf(n)}:${rackPort}/boards/${n}` }
     : rack;
   const db = await createTestDatabase();
   const env = fleetEnv(db, redisUrl, {
@@ -235,7 +250,18 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       const workerMain1 = mainThreadCpuSecondsOf(worker.pid);
       const machine2 = machineCpuSeconds();
       const t1 = performance.now();
-      const beside = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY, ORIGIN_PER_BOARD);
+      // No warm-up: the fleet's figures are read around the whole call (on one origin the loop's 64 connections
+      // are made in its first moment).
+      const beside = await undiciLoop(
+        rack.url,
+        BOARDS,
+        INTERVAL,
+        SECONDS,
+        MEDIUM_EVERY,
+        0,
+        rack.process.pid!,
+        ORIGIN_PER_BOARD,
+      );
       const wall1 = (performance.now() - t1) / 1000;
       const polled1 = (await polls()) - polls1;
       const [apiCpu1, workerCpu1] = fleet.map((f, i) => f.cpuSeconds() - cpu1[i]!) as [number, number];
@@ -320,12 +346,19 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
 
     // Baseline: the same rack, a bare undici loop doing only the fleet's HTTP (bench/lib/undici-loop.mjs), in a
     // process of its own: its CPU is read there, over its window, as the fleet processes' is from /proc.
-    const baseRack0 = cpuSecondsOf(rack.process.pid!);
-    const baseMachine0 = machineCpuSeconds();
-    const loop = await undiciLoop(rack.url, BOARDS, INTERVAL, SECONDS, MEDIUM_EVERY, ORIGIN_PER_BOARD);
-    const baseRackCores = (cpuSecondsOf(rack.process.pid!) - baseRack0) / loop.wallSeconds;
-    const baseMachine1 = machineCpuSeconds();
-    const baseMachineBusy = (baseMachine1.busy - baseMachine0.busy) / (baseMachine1.total - baseMachine0.total);
+    // Its window opens after a warm-up as long as the fleet's, on connections already made.
+    const loop = await undiciLoop(
+      rack.url,
+      BOARDS,
+      INTERVAL,
+      SECONDS,
+      MEDIUM_EVERY,
+      WARMUP,
+      rack.process.pid!,
+      ORIGIN_PER_BOARD,
+    );
+    const baseRackCores = loop.rackCpuSeconds / loop.wallSeconds;
+    const baseMachineBusy = loop.machineBusy;
     const base = {
       rate: loop.polls / loop.wallSeconds,
       cpuPer1000: (loop.cpuSeconds / loop.polls) * 1000,
@@ -352,10 +385,12 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const f = (n: number, d = 1) => n.toFixed(d);
     const kib = (bytes: number) => (Number.isNaN(bytes) ? 'n/a' : `${f(bytes / 1024)} KiB`);
     lines.push(
+      `The rack: ${ORIGIN_PER_BOARD ? 'an origin per board' : 'every board behind one origin'}, ${TLS ? 'HTTPS (one self-signed certificate, pinned on every origin by the fleet)' : 'plain HTTP'}.`,
+      '',
       `| run | boards | interval | target polls/s | polls/s sustained | staleness p50 / p99 | CPU s per 1,000 polls | peak RSS |`,
       `|---|---|---|---|---|---|---|---|`,
       `| fleet manager (api + worker processes) | ${BOARDS} | ${INTERVAL} s | ${f(BOARDS / INTERVAL)} | ${f(result.rate)} | ${f(result.p50)} s / ${f(result.p99)} s | ${f(result.cpuPer1000, 2)} (worker ${f(result.workerPer1000, 2)}) | worker ${f(result.workerRssMb, 0)} MiB, api ${f(result.apiRssMb, 0)} MiB |`,
-      `| bare undici loop (HTTP only) | ${BOARDS} | ${INTERVAL} s | ${f(BOARDS / INTERVAL)} | ${f(base.rate)} | – / ${f(base.p99)} s | ${f(base.cpuPer1000, 2)} | – |`,
+      `| bare undici loop (${TLS ? 'HTTPS' : 'HTTP'} only) | ${BOARDS} | ${INTERVAL} s | ${f(BOARDS / INTERVAL)} | ${f(base.rate)} | – / ${f(base.p99)} s | ${f(base.cpuPer1000, 2)} | – |`,
       '',
       `Fleet CPU per poll: ${f(result.cpuPer1000 / base.cpuPer1000, 2)}× the baseline's; staleness p99 ${f(result.p99 / INTERVAL, 2)}× the interval.`,
       `During the fleet window: worker ${f(workerCpu / wall, 2)} cores (${f((100 * workerMainCpu) / workerCpu, 0)} % of it on its main thread, the rest V8's helper threads: collector and compilers), api ${f(apiCpu / wall, 2)}, rack ${f(rackCores, 2)}; the machine was ${f(machineBusy * 100, 0)} % busy.`,

@@ -79,6 +79,10 @@ export async function prometheusWindow(options: {
       `  scrape_timeout: ${timeout}s`,
       'scrape_configs:',
       '  - job_name: boards',
+      // A rack started with --tls (BENCH_TLS): every page over TLS, its self-signed certificate taken as it is.
+      ...(rack.protocol === 'https:'
+        ? ['    scheme: https', '    tls_config:', '      insecure_skip_verify: true']
+        : []),
       '    file_sd_configs:',
       `      - files: ['${join(dir, 'boards.json')}']`,
       '',
