@@ -96,6 +96,7 @@ async function undiciLoop(
   mainThreadCpuSeconds: number;
   allocatedBytes: number | null;
   staleness: Array<number | null>;
+  warmupSeconds: number;
   rackCpuSeconds: number;
   machineBusy: number;
 }> {
@@ -397,7 +398,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `Worker resident set: peak ${f(result.workerRssMb, 0)} MiB over its life (${f(result.workerPeakBeforeMb, 0)} MiB before the first window: registration and its backup burst), at most ${f(workerRssInWindows / 2 ** 20, 0)} MiB sampled every 5 s in the polling windows${faultEvery > 0 ? ' (fault-free and faulty)' : ''}.`,
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
       `Heap allocated per poll (V8's count, Node.js 26 on; the same on any machine, unlike CPU seconds): worker ${kib(allocatedPerPoll)}, loop ${kib(loop.allocatedBytes === null ? NaN : loop.allocatedBytes / loop.polls)}.`,
-      `During the baseline window: loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores (${f((100 * loop.mainThreadCpuSeconds) / loop.cpuSeconds, 0)} % on its main thread), rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
+      `During the baseline window (after the loop's warm-up of ${f(loop.warmupSeconds, 0)} s): loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores (${f((100 * loop.mainThreadCpuSeconds) / loop.cpuSeconds, 0)} % on its main thread), rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,
     );
     if (sideBySide) {
       const b = sideBySide;
