@@ -1,6 +1,6 @@
 // The poll bench's baseline (bench/poll.bench.ts): a bare undici loop doing only the fleet's HTTP against the rack —
 // GET /health and /thermal per poll, /cooling and /sdcard every <mediumEvery>-th poll of a board, 64 sockets, the same
-// interval and jitter — and nothing else. It runs in a process of its own, as the fleet's processes do, so its CPU is
+// interval and jitter; one per board when each board is an origin) — and nothing else. It runs in a process of its own, as the fleet's processes do, so its CPU is
 // the loop's alone: inside the jest process it shared that process's heap and collector, and its figure moved by half
 // between identical runs (docs/benchmarks.md).
 //
@@ -53,7 +53,13 @@ function machineCpuSeconds() {
   return { busy: total - n[3] - n[4], total };
 }
 
-const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000, connect: { rejectUnauthorized: false } });
+// One connection per board when each board is an origin, as the fleet keeps: undici's Pool would open a second one
+// for the request sent right after an answer, 20,000 sockets at 10,000 boards, past the machine's open-files limit.
+const dispatcher = new Agent({
+  connections: originsArg === 'origin-per-board' ? 1 : 64,
+  keepAliveTimeout: 30_000,
+  connect: { rejectUnauthorized: false },
+});
 const lastOk = new Map();
 const pollsOf = new Uint32Array(BOARDS);
 let polls = 0;
