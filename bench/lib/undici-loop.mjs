@@ -1,8 +1,8 @@
 // The poll bench's baseline (bench/poll.bench.ts): a bare undici loop doing only the fleet's HTTP against the rack —
-// GET /health and /thermal per poll, /cooling and /sdcard every <mediumEvery>-th poll of a board, 64 sockets, the same
-// interval and jitter; one per board when each board is an origin) — and nothing else. It runs in a process of its own, as the fleet's processes do, so its CPU is
-// the loop's alone: inside the jest process it shared that process's heap and collector, and its figure moved by half
-// between identical runs (docs/benchmarks.md).
+// GET /health and /thermal per poll, /cooling and /sdcard every <mediumEvery>-th poll of a board, 64 sockets (one per
+// board when each board is an origin), the same interval and jitter — and nothing else. It runs in a process of its
+// own, as the fleet's processes do, so its CPU is the loop's alone: inside the jest process it shared that process's
+// heap and collector, and its figure moved by half between identical runs (docs/benchmarks.md).
 //
 // Usage: node undici-loop.mjs <rack url> <boards> <interval s> <seconds> <mediumEvery> <warm-up s> <rack pid>
 //   [origin-per-board]
