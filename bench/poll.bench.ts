@@ -97,6 +97,8 @@ async function undiciLoop(
   allocatedBytes: number | null;
   staleness: Array<number | null>;
   warmupSeconds: number;
+  /** Connections the rack accepted over the window, and how many resumed a TLS session. */
+  rackConnections: { accepted: number; tlsResumed: number };
   rackCpuSeconds: number;
   machineBusy: number;
 }> {
@@ -178,6 +180,10 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const polls = async (text?: string) => counter(text ?? (await workerMetrics()), 'tpfleet_board_polls_total');
     /** The worker's heap allocations so far (from Node.js 26 on; NaN before, which prints as "n/a"). */
     const allocated = (text: string) => (text.includes(ALLOCATED_METRIC) ? counter(text, ALLOCATED_METRIC) : NaN);
+    /** Connections the rack accepted so far, and how many of them resumed a TLS session (GET /rack). */
+    const rackConnections = async () =>
+      (await rack.control('GET', '/rack')).body.connections as { accepted: number; tlsResumed: number };
+    const connections0 = await rackConnections();
     const metrics0 = await workerMetrics();
     const allocated0 = allocated(metrics0);
     const polls0 = await polls(metrics0);
@@ -215,6 +221,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     const sampled = await sampleStaleness(SECONDS);
     const staleness = sampled.all;
     const wall = (performance.now() - t0) / 1000;
+    const connections1 = await rackConnections();
     const metricsText = await workerMetrics();
     const polled = (await polls(metricsText)) - polls0;
     const allocatedPerPoll = (allocated(metricsText) - allocated0) / polled;
@@ -396,6 +403,7 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `Fleet CPU per poll: ${f(result.cpuPer1000 / base.cpuPer1000, 2)}× the baseline's; staleness p99 ${f(result.p99 / INTERVAL, 2)}× the interval.`,
       `During the fleet window: worker ${f(workerCpu / wall, 2)} cores (${f((100 * workerMainCpu) / workerCpu, 0)} % of it on its main thread, the rest V8's helper threads: collector and compilers), api ${f(apiCpu / wall, 2)}, rack ${f(rackCores, 2)}; the machine was ${f(machineBusy * 100, 0)} % busy.`,
       `Worker resident set: peak ${f(result.workerRssMb, 0)} MiB over its life (${f(result.workerPeakBeforeMb, 0)} MiB before the first window: registration and its backup burst), at most ${f(workerRssInWindows / 2 ** 20, 0)} MiB sampled every 5 s in the polling windows${faultEvery > 0 ? ' (fault-free and faulty)' : ''}.`,
+      `Connections the rack accepted in the windows (${TLS ? 'each not resumed a full TLS handshake' : 'plain TCP'}): fleet ${connections1.accepted - connections0.accepted} (${connections1.tlsResumed - connections0.tlsResumed} resumed), ${f(((connections1.accepted - connections0.accepted) / polled) * 1000)} per 1,000 polls; loop ${loop.rackConnections.accepted} (${loop.rackConnections.tlsResumed} resumed), ${f((loop.rackConnections.accepted / loop.polls) * 1000)} per 1,000 polls.`,
       `Board states at the end: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}; poll failures since start: ${failures.join(', ') || 'none'}.`,
       `Heap allocated per poll (V8's count, Node.js 26 on; the same on any machine, unlike CPU seconds): worker ${kib(allocatedPerPoll)}, loop ${kib(loop.allocatedBytes === null ? NaN : loop.allocatedBytes / loop.polls)}.`,
       `During the baseline window (after the loop's warm-up of ${f(loop.warmupSeconds, 0)} s): loop ${f(loop.cpuSeconds / loop.wallSeconds, 2)} cores (${f((100 * loop.mainThreadCpuSeconds) / loop.cpuSeconds, 0)} % on its main thread), rack ${f(baseRackCores, 2)}; the machine was ${f(baseMachineBusy * 100, 0)} % busy.`,

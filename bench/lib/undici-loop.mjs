@@ -13,8 +13,8 @@
 //   pool per board as the fleet has then (BENCH_ORIGIN_PER_BOARD in bench/poll.bench.ts). An https rack url
 //   (BENCH_TLS): every board over TLS.
 // Prints one JSON line: { polls, wallSeconds, cpuSeconds, mainThreadCpuSeconds, allocatedBytes, staleness,
-//   warmupSeconds, rackCpuSeconds, machineBusy } (how long the warm-up took; the rack's CPU and the machine's busy
-//   share over the window) —
+//   warmupSeconds, rackConnections, rackCpuSeconds, machineBusy } (how long the warm-up took; the connections the rack
+//   accepted, its CPU and the machine's busy share over the window) —
 // staleness: every board's age of last success in seconds (null: never polled), sampled every 5 s;
 // mainThreadCpuSeconds: the main thread's share of cpuSeconds (the rest is V8's and libuv's helper threads), from
 // /proc/self/task/<pid>/stat; allocatedBytes: what the heap allocated over the window (V8's count, which Node.js
@@ -104,7 +104,14 @@ while (Number(warmupArg) > 0 && (lastOk.size < BOARDS || due.length > 0) && perf
   await new Promise((r) => setTimeout(r, 500));
 }
 const warmupSeconds = (performance.now() - warmupStart) / 1000;
+// The rack's own count of connections it accepted (GET /rack), read on a connection of its own, kept between reads.
+const control = new Agent({ connect: { rejectUnauthorized: false } });
+const rackConnections = async () => {
+  const res = await request(`${rackUrl}/rack`, { dispatcher: control });
+  return (await res.body.json()).connections;
+};
 // The window.
+const connections0 = await rackConnections();
 polls = 0;
 const cpu0 = process.cpuUsage();
 const main0 = mainThreadCpuSeconds();
@@ -129,6 +136,8 @@ const wallSeconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const mainThreadCpu = mainThreadCpuSeconds() - main0;
 const rackCpu = rackCpuSeconds() - rack0;
+const connections1 = await rackConnections();
+await control.close();
 const machine1 = machineCpuSeconds();
 const allocatedBytes = allocated0 === undefined ? null : getHeapStatistics().total_allocated_bytes - allocated0;
 await dispatcher.close();
@@ -141,6 +150,10 @@ process.stdout.write(
     allocatedBytes,
     staleness,
     warmupSeconds,
+    rackConnections: {
+      accepted: connections1.accepted - connections0.accepted,
+      tlsResumed: connections1.tlsResumed - connections0.tlsResumed,
+    },
     rackCpuSeconds: rackCpu,
     machineBusy: (machine1.busy - machine0.busy) / (machine1.total - machine0.total),
   })}\n`,

@@ -1,9 +1,10 @@
 import { X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, buildConnector, Client, request } from 'undici';
 
 import { createSimulatedBackend } from '../backend-factory.js';
 import { loadServerCertificate } from '../tls/certificate.js';
@@ -258,7 +259,6 @@ describe('rack over HTTPS (--tls)', () => {
   let rack: Rack;
   let base: string;
   let fingerprint: string;
-  const insecure = new Agent({ connect: { rejectUnauthorized: false } });
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rack-tls-'));
     const certificate = await loadServerCertificate({ stateDir: dir, commonName: 'turingpi' });
@@ -273,7 +273,6 @@ describe('rack over HTTPS (--tls)', () => {
     base = `https://127.0.0.1:${await rack.listen(0)}`;
   });
   afterAll(async () => {
-    await insecure.close();
     await rack.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -294,9 +293,19 @@ describe('rack over HTTPS (--tls)', () => {
     expect(about.headers['keep-alive']).toBe('timeout=75');
     expect(await about.body.json()).toMatchObject({ hostname: expect.any(String) });
     expect(presented).toBe(fingerprint);
-    const control = await request(`${base}/rack/boards/3/faults`, { dispatcher: insecure });
+    // One connection (an undici Client keeps one), its session then resumed by the same client on a new connection.
+    const client = new Client(base, { connect: { rejectUnauthorized: false } });
+    const control = await client.request({ path: '/rack/boards/3/faults', method: 'GET', reset: true });
     expect(control.statusCode).toBe(200);
     await control.body.text();
+    await once(client, 'disconnect');
+    const summary = await client.request({ path: '/rack', method: 'GET' });
+    // The about request's connection, the control read's, and the summary's, which resumed the control read's session.
+    expect(((await summary.body.json()) as { connections: unknown }).connections).toEqual({
+      accepted: 3,
+      tlsResumed: 1,
+    });
+    await client.close();
   });
 
   it('answers no plain HTTP on its port', async () => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { accountsOf, Authenticator, isLoopback } from '../auth/authenticator.js';
@@ -112,10 +113,19 @@ export class Rack {
   /** One connection pool for every board's firmware services. */
   private http?: HttpClient;
   readonly server: Server;
+  /** Connections accepted since the start, and how many of them resumed a TLS session (no full handshake). */
+  private accepted = 0;
+  private resumed = 0;
 
   constructor(private readonly options: RackOptions) {
     const handle = (req: IncomingMessage, res: ServerResponse) => void this.route(req, res);
     this.server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
+    this.server.on('connection', () => this.accepted++);
+    this.server.on('secureConnection', (socket: TLSSocket) => {
+      if (socket.isSessionReused()) {
+        this.resumed++;
+      }
+    });
     this.server.headersTimeout = 20_000;
     this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     // As a board's own server (server/server.ts): body deadlines per route, none for the whole of an upload.
@@ -316,6 +326,7 @@ export class Rack {
       boards: this.options.boards,
       started: touched.filter((s) => s.live).length,
       rssBytes: process.memoryUsage().rss,
+      connections: { accepted: this.accepted, tlsResumed: this.resumed },
       touched: touched.map((slot) => this.describe(slot)),
     });
   }
