@@ -1,6 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,48 +30,48 @@ function servedOnLoopback(server: HttpServer): () => string {
   return () => origin;
 }
 
-describe('certificate pinning: a first-seen certificate whose pin is stored asynchronously', () => {
+/** A self-signed EC pair for 127.0.0.1 (a board's kind of certificate), made by openssl in a directory of its own. */
+function selfSignedPair(): { cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), 'board-api-tls-'));
-  const received: string[] = [];
-  let server: Server;
-  let origin: string;
-
-  beforeAll(async () => {
+  try {
     execFileSync(
       'openssl',
       [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=board',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'],
+        ...['-subj', '/CN=board', '-addext', 'subjectAltName=IP:127.0.0.1'],
+        ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
       ],
       { stdio: 'ignore' },
     );
-    server = createServer(
-      { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) },
-      (req, res) => {
-        received.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
-        res.end('{}');
-      },
-    );
+    return { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Serves an HTTPS board with `pair` on loopback for the enclosing describe; returns its origin once listening. */
+function servedOverTls(
+  pair: () => { cert: string; key: string },
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): () => string {
+  let server: Server;
+  let origin = '';
+  beforeAll(async () => {
+    server = createServer(pair(), handler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-
   afterAll(async () => {
     await new Promise((r) => server.close(r));
-    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => origin;
+}
+
+describe('certificate pinning: a first-seen certificate whose pin is stored asynchronously', () => {
+  const received: string[] = [];
+  const originOf = servedOverTls(selfSignedPair, (req, res) => {
+    received.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+    res.end('{}');
   });
 
   it('sends nothing on the connection when the pin could not be stored', async () => {
@@ -76,7 +81,7 @@ describe('certificate pinning: a first-seen certificate whose pin is stored asyn
     });
     const failure = await send(
       dispatcher,
-      origin,
+      originOf(),
       { method: 'GET', path: '/api/bmc/about', headers: { authorization: 'Bearer secret' } },
       limits,
       'about',
@@ -100,58 +105,34 @@ describe('certificate pinning: a first-seen certificate whose pin is stored asyn
         },
       },
     });
-    const res = await send(dispatcher, origin, { method: 'GET', path: '/x', headers: {} }, limits, 'x');
+    const res = await send(dispatcher, originOf(), { method: 'GET', path: '/x', headers: {} }, limits, 'x');
     order.push(`answered ${res.status}`);
     await dispatcher.close();
-    expect(order).toEqual([`stored ${origin} true`, 'answered 200']);
+    expect(order).toEqual([`stored ${originOf()} true`, 'answered 200']);
     expect(received).toEqual(['GET /x ']);
   });
 });
 
 describe("certificates verified against a CA, one TLS context for all of a dispatcher's connections", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'board-api-ca-'));
   const received: string[] = [];
-  let server: Server;
-  let origin: string;
-  const selfSigned = (name: string): string => {
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'],
-        ...['-subj', '/CN=board', '-addext', 'subjectAltName=IP:127.0.0.1'],
-        ...['-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.pem`)],
-      ],
-      { stdio: 'ignore' },
-    );
-    return readFileSync(join(dir, `${name}.pem`), 'utf8');
-  };
-  let boardCert: string;
-  let otherCert: string;
-
-  beforeAll(async () => {
-    boardCert = selfSigned('board');
-    otherCert = selfSigned('other');
-    // Every answer closes its connection, so each request below is a new TLS handshake on the same dispatcher.
-    server = createServer({ cert: boardCert, key: readFileSync(join(dir, 'board.key')) }, (req, res) => {
+  const board = selfSignedPair();
+  const other = selfSignedPair();
+  // Every answer closes its connection, so each request below is a new TLS handshake on the same dispatcher.
+  const originOf = servedOverTls(
+    () => board,
+    (req, res) => {
       received.push(`${req.method} ${req.url}`);
       res.setHeader('connection', 'close');
       res.end('{}');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    await new Promise((r) => server.close(r));
-    rmSync(dir, { recursive: true, force: true });
-  });
+    },
+  );
 
   const get = (dispatcher: ReturnType<typeof createBoardDispatcher>, path: string) =>
-    send(dispatcher, origin, { method: 'GET', path, headers: {} }, limits, 'x').catch((err: unknown) => err);
+    send(dispatcher, originOf(), { method: 'GET', path, headers: {} }, limits, 'x').catch((err: unknown) => err);
 
   it('accepts the board its CA signed, on every new connection', async () => {
     received.length = 0;
-    const dispatcher = createBoardDispatcher({ ca: boardCert });
+    const dispatcher = createBoardDispatcher({ ca: board.cert });
     const answers = [await get(dispatcher, '/a'), await get(dispatcher, '/b'), await get(dispatcher, '/c')];
     await dispatcher.close();
     expect(answers.map((a) => (a as { status: number }).status)).toEqual([200, 200, 200]);
@@ -160,7 +141,7 @@ describe("certificates verified against a CA, one TLS context for all of a dispa
 
   it('refuses a board no CA it was given signed, on every connection, before sending anything', async () => {
     received.length = 0;
-    for (const dispatcher of [createBoardDispatcher({ ca: otherCert }), createBoardDispatcher()]) {
+    for (const dispatcher of [createBoardDispatcher({ ca: other.cert }), createBoardDispatcher()]) {
       const failures = [await get(dispatcher, '/a'), await get(dispatcher, '/b')];
       await dispatcher.close();
       for (const failure of failures) {
