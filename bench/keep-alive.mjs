@@ -10,7 +10,8 @@
 //   npm run bench -- keep-alive [--polls 2000] [--rounds 3] [--idle-connections 1000]
 //
 // The agent (`board-agent --simulate --tls --trust-loopback`) runs in a process of its own; polls run one at a time
-// from this process, the two ways in turn, `--rounds` times; every figure is the median of the rounds.
+// from this process, the ways in turn, `--rounds` times (the new-connection way also with the dispatcher as it was
+// before it shared one TLS context, as the baseline); every figure is the median of the rounds.
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
