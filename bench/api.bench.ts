@@ -37,6 +37,7 @@ import {
   type FleetProcess,
 } from '../test/support/fleet-process.js';
 import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
+import { startGithubMirror } from './lib/github-mirror.js';
 import type { DriveResult } from './lib/load.mjs';
 
 const BOARDS = Number(process.env.BENCH_BOARDS ?? 10000);
@@ -79,7 +80,8 @@ interface RouteRow {
 
 it(`serves the read paths with ${BOARDS} boards polled every ${INTERVAL} s`, async () => {
   const { redisUrl } = requireBenchServers('api');
-  const rack = await startRack(BOARDS, ['--trust-loopback']);
+  const mirror = await startGithubMirror();
+  const rack = await startRack(BOARDS, ['--trust-loopback', ...mirror.rackArgs]);
   const db = await createTestDatabase();
   const env = fleetEnv(db, redisUrl, {
     POLL_INTERVAL_SECONDS: String(INTERVAL),
@@ -240,5 +242,5 @@ it(`serves the read paths with ${BOARDS} boards polled every ${INTERVAL} s`, asy
       }),
     );
     console.log(`\nBENCH RESULT\n${lines.join('\n')}\n`);
-  }, [() => sql.end(), () => db.drop(), () => rack.stop()]);
+  }, [() => sql.end(), () => db.drop(), () => rack.stop(), () => mirror.close()]);
 }, 3_600_000);

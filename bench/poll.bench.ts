@@ -10,7 +10,8 @@
 // PostgreSQL) is counted. BENCH_WORKER_NODE_ARGS adds node options to the worker, e.g.
 // `--cpu-prof --cpu-prof-dir=.tmp/prof` for a V8 CPU profile, or `--import $PWD/bench/lib/gc-trace.mjs` for what its
 // garbage collector does; BENCH_API_NODE_ARGS the same to the api.
-// The rack runs with --trust-loopback (no logins: 10,000 scrypt checks would measure the simulator, not us).
+// The rack runs with --trust-loopback (no logins: 10,000 scrypt checks would measure the simulator, not us), its boards'
+// update checks answered by a GitHub mirror on loopback (bench/lib/github-mirror.ts).
 //
 // Side by side (BENCH_SIDE_BY_SIDE=0 skips it): after the fault-free window, the loop runs once more beside the
 // fleet, over one window, polling the same rack, and the two CPU figures of that window are compared too. The machine
@@ -44,6 +45,7 @@ import {
   type FleetProcess,
 } from '../test/support/fleet-process.js';
 import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
+import { startGithubMirror } from './lib/github-mirror.js';
 import { prometheusBinary, prometheusWindow } from './lib/prometheus.js';
 import { loopbackAddressOf } from './lib/loopback.mjs';
 
@@ -133,8 +135,10 @@ function p(values: number[], q: number): number {
 
 it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
   const { redisUrl } = requireBenchServers('poll');
+  const mirror = await startGithubMirror();
   const rack = await startRack(BOARDS, [
     '--trust-loopback',
+    ...mirror.rackArgs,
     ...(ORIGIN_PER_BOARD ? ['--host', '0.0.0.0'] : []),
     ...(TLS ? ['--tls'] : []),
   ]);
@@ -447,5 +451,5 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
       `last_success_at regressions over the run: ${regressions}; transitions recorded twice: ${duplicateTransitions}.`,
     );
     console.log(`\nBENCH RESULT\n${lines.join('\n')}\n`);
-  }, [() => sql.end(), () => db.drop(), () => rack.stop()]);
+  }, [() => sql.end(), () => db.drop(), () => rack.stop(), () => mirror.close()]);
 }, 3_600_000);
