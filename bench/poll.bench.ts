@@ -44,7 +44,14 @@ import {
   startFleetProcess,
   type FleetProcess,
 } from '../test/support/fleet-process.js';
-import { counter, registerRackBoards, runWithFleet, waitFirstBackups, warmRack } from './lib/fleet-setup.js';
+import {
+  counter,
+  registerRackBoards,
+  runWithFleet,
+  waitFirstBackups,
+  waitFirstSlowReads,
+  warmRack,
+} from './lib/fleet-setup.js';
 import { startGithubMirror } from './lib/github-mirror.js';
 import { prometheusBinary, prometheusWindow } from './lib/prometheus.js';
 import { loopbackAddressOf } from './lib/loopback.mjs';
@@ -178,6 +185,9 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     // Registration also queues every new board's first configuration backup: measure polling once that is over.
     const backupsS = await waitFirstBackups(sql, BOARDS);
     lines.push(`First configuration backups of all boards done ${backupsS.toFixed(0)} s after registration.`, '');
+    // And every board's first slow-lane read, due at registration for all of them at once.
+    const slowS = await waitFirstSlowReads(sql, BOARDS);
+    lines.push(`First slow-lane reads (update check, slots) of all boards done ${slowS.toFixed(0)} s after that.`, '');
     await new Promise((r) => setTimeout(r, WARMUP * 1000));
 
     const workerMetrics = async () => (await apiClient(worker.url)('GET', '/metrics')).body as string;

@@ -94,6 +94,24 @@ export async function waitFirstBackups(sql: pg.Client, boards: number): Promise<
   }
 }
 
+/**
+ * Every board's first slow-lane read (update check and slots; hourly after that) is written. At registration every
+ * board is due in that lane at once: its first round is seconds of work per hundred boards, and polling is measured
+ * once it is over. Needs the update check to answer (bench/lib/github-mirror.ts). Returns seconds.
+ */
+export async function waitFirstSlowReads(sql: pg.Client, boards: number): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const { rows } = await sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "BoardReading" WHERE "firmwareAt" IS NOT NULL`,
+    );
+    if (rows[0]!.n >= boards) {
+      return (performance.now() - t0) / 1000;
+    }
+    await new Promise((r) => setTimeout(r, 5000));
+  }
+}
+
 /** The sum of a Prometheus counter's samples in a /metrics page (all label sets). */
 export function counter(metricsText: string, name: string): number {
   return metricsText
