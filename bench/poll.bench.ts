@@ -77,6 +77,11 @@ const ORIGIN_PER_BOARD = process.env.BENCH_ORIGIN_PER_BOARD === '1';
  * and keeps a TLS connection each, and the loop and Prometheus reach the boards over TLS too.
  */
 const TLS = process.env.BENCH_TLS === '1';
+/**
+ * BENCH_NEWER_RELEASE=1: the boards' update check finds a newer stable release (bench/lib/github-mirror.ts), so each
+ * board has the fleet's firmware_update_available alert open, as every board does once a release is out.
+ */
+const NEWER_RELEASE = process.env.BENCH_NEWER_RELEASE === '1';
 const SIDE_BY_SIDE = process.env.BENCH_SIDE_BY_SIDE !== '0' && !ORIGIN_PER_BOARD;
 /** The faulty mix (wrong passwords and bans need logins, which --trust-loopback skips: resets and trickles instead). */
 const FAULT_MIX: Array<Record<string, unknown>> = [
@@ -142,7 +147,7 @@ function p(values: number[], q: number): number {
 
 it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
   const { redisUrl } = requireBenchServers('poll');
-  const mirror = await startGithubMirror();
+  const mirror = await startGithubMirror({ newerRelease: NEWER_RELEASE });
   const rack = await startRack(BOARDS, [
     '--trust-loopback',
     ...mirror.rackArgs,
@@ -406,8 +411,12 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
 
     const f = (n: number, d = 1) => n.toFixed(d);
     const kib = (bytes: number) => (Number.isNaN(bytes) ? 'n/a' : `${f(bytes / 1024)} KiB`);
+    const { rows: openAlerts } = await sql.query<{ rule: string; n: number }>(
+      `SELECT "rule", count(*)::int AS n FROM "Alert" WHERE "openKey" IS NOT NULL GROUP BY "rule" ORDER BY "rule"`,
+    );
     lines.push(
-      `The rack: ${ORIGIN_PER_BOARD ? 'an origin per board' : 'every board behind one origin'}, ${TLS ? 'HTTPS (one self-signed certificate, pinned on every origin by the fleet)' : 'plain HTTP'}.`,
+      `The rack: ${ORIGIN_PER_BOARD ? 'an origin per board' : 'every board behind one origin'}, ${TLS ? 'HTTPS (one self-signed certificate, pinned on every origin by the fleet)' : 'plain HTTP'}; the boards' update check finds ${NEWER_RELEASE ? 'a newer stable release' : 'they run the latest stable release'}.`,
+      `Open alerts at the end: ${openAlerts.map((a) => `${a.rule} ${a.n}`).join(', ') || 'none'}.`,
       '',
       `| run | boards | interval | target polls/s | polls/s sustained | staleness p50 / p99 | CPU s per 1,000 polls | peak RSS |`,
       `|---|---|---|---|---|---|---|---|`,

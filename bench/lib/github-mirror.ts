@@ -6,13 +6,25 @@
 // Real boards reach GitHub, or fail their lookup on their own resolver, and answer from an hour's cache after that.
 import { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
 
+/** The simulated boards' firmware (apps/agent/src/backend/simulated/simulated-board.ts). */
+const RUNNING = '2.30.0';
+
 export interface GithubMirror {
   /** What `board-agent rack` needs to ask the mirror instead of api.github.com. */
   rackArgs: string[];
   close(): Promise<void>;
 }
 
-export async function startGithubMirror(): Promise<GithubMirror> {
-  const host = await FakeFirmwareHost.start([{ version: '2.31.0' }, { version: '2.32.0-rc1', prerelease: true }]);
+/**
+ * The latest stable release is the one the boards run, with a newer pre-release (the edge channel); with
+ * `newerRelease` a newer stable release is out, so every board has an update available and the fleet's
+ * firmware_update_available alert (src/alerts/default-rules.ts) opens on each of them.
+ */
+export async function startGithubMirror(options: { newerRelease?: boolean } = {}): Promise<GithubMirror> {
+  const host = await FakeFirmwareHost.start([
+    { version: RUNNING },
+    ...(options.newerRelease ? [{ version: '2.31.0' }] : []),
+    { version: '2.32.0-rc1', prerelease: true },
+  ]);
   return { rackArgs: ['--github-api-url', host.githubApi], close: () => host.close() };
 }
