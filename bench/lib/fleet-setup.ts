@@ -81,17 +81,12 @@ export async function registerRackBoards(
  * boards); after that they are spread over the day. Waits until every board has one (read from PostgreSQL, so the
  * fleet processes are not loaded by the wait). Returns seconds.
  */
-export async function waitFirstBackups(sql: pg.Client, boards: number): Promise<number> {
-  const t0 = performance.now();
-  for (;;) {
-    const { rows } = await sql.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM "ConfigBoardState" WHERE "lastBackupStatus" IS NOT NULL`,
-    );
-    if (rows[0]!.n >= boards) {
-      return (performance.now() - t0) / 1000;
-    }
-    await new Promise((r) => setTimeout(r, 5000));
-  }
+export function waitFirstBackups(sql: pg.Client, boards: number): Promise<number> {
+  return waitForRows(
+    sql,
+    `SELECT count(*)::int AS n FROM "ConfigBoardState" WHERE "lastBackupStatus" IS NOT NULL`,
+    boards,
+  );
 }
 
 /**
@@ -99,13 +94,16 @@ export async function waitFirstBackups(sql: pg.Client, boards: number): Promise<
  * board is due in that lane at once: its first round is seconds of work per hundred boards, and polling is measured
  * once it is over. Needs the update check to answer (bench/lib/github-mirror.ts). Returns seconds.
  */
-export async function waitFirstSlowReads(sql: pg.Client, boards: number): Promise<number> {
+export function waitFirstSlowReads(sql: pg.Client, boards: number): Promise<number> {
+  return waitForRows(sql, `SELECT count(*)::int AS n FROM "BoardReading" WHERE "firmwareAt" IS NOT NULL`, boards);
+}
+
+/** Reads `count` (a query returning `n`) every 5 s until it reaches `atLeast`; returns the seconds waited. */
+async function waitForRows(sql: pg.Client, count: string, atLeast: number): Promise<number> {
   const t0 = performance.now();
   for (;;) {
-    const { rows } = await sql.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM "BoardReading" WHERE "firmwareAt" IS NOT NULL`,
-    );
-    if (rows[0]!.n >= boards) {
+    const { rows } = await sql.query<{ n: number }>(count);
+    if (rows[0]!.n >= atLeast) {
       return (performance.now() - t0) / 1000;
     }
     await new Promise((r) => setTimeout(r, 5000));
