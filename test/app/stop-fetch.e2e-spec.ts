@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ConfigService, loadConfig } from '../../src/config/config.service.js';
 import { defineJob, type JobContext } from '../../src/jobs/job-definition.js';
@@ -57,19 +58,22 @@ redis.describe('a job a stopping worker is handed', () => {
   const registered: RegisteredJob = { definition: hold, handler, owner: 'test.hold' };
   const registry = { get: (name: string) => (name === 'hold' ? registered : undefined), all: () => [registered] };
 
+  const prefix = `stop-fetch-${randomUUID().slice(0, 8)}`;
   const config = new ConfigService(
     loadConfig({
       ROLE: 'worker',
       REDIS_URL: redis.url,
-      QUEUE_PREFIX: `stop-fetch-${randomUUID().slice(0, 8)}`,
+      QUEUE_PREFIX: prefix,
       BOOTSTRAP_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       SECRET_KEY: TEST_SECRET_KEY,
     }),
   );
   let queue: Queue;
   let worker: JobsWorker;
+  let admin: Redis;
 
   beforeAll(() => {
+    admin = new Redis(redis.url);
     queue = new Queue('actions', queueRootOptions(config.all));
     const health = { ping: () => queue.getJobCounts('waiting').then(() => undefined) } as unknown as QueueHealth;
     worker = new JobsWorker(registry as unknown as JobsRegistry, config, health);
@@ -81,11 +85,12 @@ redis.describe('a job a stopping worker is handed', () => {
     Logger.overrideLogger(['error', 'warn', 'log']);
     await queue?.obliterate({ force: true }).catch(() => undefined);
     await queue?.close();
+    admin?.disconnect();
   });
 
-  const waitUntil = async (what: string, check: () => boolean) => {
+  const waitUntil = async (what: string, check: () => boolean | Promise<boolean>) => {
     const until = Date.now() + 10_000;
-    while (!check()) {
+    while (!(await check())) {
       if (Date.now() > until) {
         throw new Error(`timed out waiting for ${what}`);
       }
@@ -93,9 +98,18 @@ redis.describe('a job a stopping worker is handed', () => {
     }
   };
 
+  /** Whether a connection of this test's queues is blocked in BZPOPMIN: the worker waiting for its next job. */
+  const fetchBlocked = async () =>
+    String(await admin.client('LIST'))
+      .split('\n')
+      // `cmd` is the last command; `flags` holds `b` while the client is blocked in it.
+      .some((line) => line.includes(`name=${prefix}:`) && /\bflags=\S*b/.test(line) && /\bcmd=bzpopmin\b/.test(line));
+
   it('waits for it, and hands it back before the close returns', async () => {
     await queue.add('hold', { payload: { name: 'first' } });
     await waitUntil('the first job to start', () => seen.has('first'));
+    // The state the stop meets in a rollout: a job running, the worker's fetch blocked on the queue for the next.
+    await waitUntil('the worker to wait for its next job', fetchBlocked);
 
     const closed = worker.onModuleDestroy().then(() => Date.now());
     // Stopping now: the worker's fetch, blocked on the queue while the first job runs, takes this one.
