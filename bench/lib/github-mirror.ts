@@ -1,7 +1,7 @@
 // A GitHub releases mirror on loopback for the rack's boards: each one's update check (GET /firmware/check, which the
 // fleet reads in its slow lane) asks GitHub's API for the latest release and the release list. This machine does not
 // reach GitHub, and a rack of thousands of boards resolves api.github.com through the one rack process's resolver:
-// without a mirror the check answered after 27-110 s (200 to 1,000 checks at once, on the machine of the 2026-12-04
+// without a mirror the check answered after 41-113 s (200 to 1,000 checks at once, on the machine of the 2026-12-04
 // rows in docs/benchmarks.md), past the fleet's 5 s timeout, and every cut-off request closed its board's connection.
 // Real boards reach GitHub, or fail their lookup on their own resolver, and answer from an hour's cache after that.
 import { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
