@@ -4,10 +4,8 @@
 // without a mirror the check answered after 41-113 s (200 to 1,000 checks at once, on the machine of the 2026-12-04
 // rows in docs/benchmarks.md), past the fleet's 5 s timeout, and every cut-off request closed its board's connection.
 // Real boards reach GitHub, or fail their lookup on their own resolver, and answer from an hour's cache after that.
+import { DEFAULT_FIRMWARE } from '../../apps/agent/src/backend/simulated/simulated-board.js';
 import { FakeFirmwareHost } from '../../apps/agent/test/support/firmware-server.js';
-
-/** The simulated boards' firmware (apps/agent/src/backend/simulated/simulated-board.ts). */
-const RUNNING = '2.30.0';
 
 export interface GithubMirror {
   /** What `board-agent rack` needs to ask the mirror instead of api.github.com. */
@@ -22,7 +20,7 @@ export interface GithubMirror {
  */
 export async function startGithubMirror(options: { newerRelease?: boolean } = {}): Promise<GithubMirror> {
   const host = await FakeFirmwareHost.start([
-    { version: RUNNING },
+    { version: DEFAULT_FIRMWARE },
     ...(options.newerRelease ? [{ version: '2.31.0' }] : []),
     { version: '2.32.0-rc1', prerelease: true },
   ]);

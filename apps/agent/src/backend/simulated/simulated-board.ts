@@ -112,7 +112,8 @@ export interface HardwareEvent {
 
 export type LifecycleEvent = 'down' | 'up';
 
-const DEFAULT_FIRMWARE = '2.30.0';
+/** Firmware of a fresh simulated board (the bench's GitHub mirror serves it as the latest release). */
+export const DEFAULT_FIRMWARE = '2.30.0';
 const RPIBOOT_ENUMERATION_MS = 3000;
 const ROCKUSB_ENUMERATION_MS = 5000;
 const NETWORK_DOWN_MS = 1000;
