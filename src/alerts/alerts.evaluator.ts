@@ -8,16 +8,17 @@ import { alertLabels, openKey } from './alert-labels.js';
 import { evaluateAlertsJob, remediateAlertJob } from './alerts.jobs.js';
 import { type Alert, AlertsRepository, type EvaluatedBoard, type EvaluationScope } from './alerts.repository.js';
 import { AlertsService } from './alerts.service.js';
-import { observe, type Observation } from './conditions.js';
+import { observe, SLOW_LANE_KINDS, type Observation } from './conditions.js';
 import { step, type Step } from './lifecycle.js';
 import { type AlertRule, RulesRepository } from './rules.repository.js';
 import { jobId } from '../jobs/job-id.js';
 
 const BOARD_PAGE = 1000;
 /**
- * Every FULL_PASS_EVERY-th evaluation slot reads every board; the others only the boards with an open alert. New
- * conditions are opened by the polls that see them (AlertsPollScreen); the full pass catches what no poll brings:
- * rules created or edited since a board's last poll, the slow lane's firmware check, readings written otherwise.
+ * Every FULL_PASS_EVERY-th evaluation slot reads every board; the others only the boards with an open alert, and
+ * judge neither the rules of the slow lane's readings (SLOW_LANE_KINDS) nor their open alerts. New conditions are
+ * opened by the polls that see them (AlertsPollScreen); the full pass catches what no poll brings: rules created or
+ * edited since a board's last poll, the slow lane's firmware check, readings written otherwise.
  */
 export const FULL_PASS_EVERY = 4;
 
@@ -64,7 +65,9 @@ export class AlertsEvaluator {
   ): Promise<{ opened: number; fired: number; resolved: number; dropped: number }> {
     const counts = { opened: 0, fired: 0, resolved: 0, dropped: 0 };
     const opening = scope.boards === 'these';
-    const rules = (enabled ?? (await this.rules.enabled())).filter((r) => r.kind !== 'external');
+    const judged = (enabled ?? (await this.rules.enabled())).filter((r) => r.kind !== 'external');
+    const rules =
+      scope.boards === 'with_open_alerts' ? judged.filter((r) => !SLOW_LANE_KINDS.includes(r.kind)) : judged;
     const selectors = new Map(rules.map((r) => [r.id, parseSelectorSafe(r)]));
     const open = new Map<string, Alert>();
     /** Open keys per (rule, board) pair, for pairs that have no data this pass. */
@@ -80,7 +83,7 @@ export class AlertsEvaluator {
       openByPair.set(pair, [...(openByPair.get(pair) ?? []), alert.openKey!]);
     }
     // Rules deleted or disabled: their open alerts resolve.
-    for (const orphan of opening ? [] : await this.repository.openOfOtherRules(ruleIds)) {
+    for (const orphan of opening ? [] : await this.repository.openOfOtherRules(judged.map((r) => r.id))) {
       await this.close(orphan, now, counts);
     }
     /** Open keys that were evaluated with data, or whose (rule, board) pair still applies but has no data. */
@@ -190,7 +193,11 @@ export class AlertsEvaluator {
         await this.close(current!, now, counts);
         return;
       case 'touch':
-        await this.repository.touch(current!.id, now, obs.value, next.clearingSince);
+        // Most passes find an open alert as it was (a release out leaves one open on every board for days): a row
+        // rewritten each pass would be 10,000 updates a slot, and as many dead rows for the vacuum, for nothing.
+        if (current!.value !== obs.value || current!.clearingSince?.getTime() !== next.clearingSince?.getTime()) {
+          await this.repository.touch(current!.id, now, obs.value, next.clearingSince);
+        }
         if (
           current!.status === 'firing' &&
           rule.remediation === 'power_off' &&

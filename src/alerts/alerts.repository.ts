@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type Alert, type AlertSeverity, type AlertStatus } from '../generated/prisma/client.js';
 import type { CursorPosition } from '../common/pagination.js';
 import { PrismaService } from '../prisma/prisma.service.js';
-import type { BoardView } from './conditions.js';
+import { SLOW_LANE_KINDS, type BoardView } from './conditions.js';
 
 /**
  * A timestamptz column as whole epoch milliseconds (float8, which pg hands over as a number), truncated as a Date is.
@@ -39,12 +39,17 @@ export interface EvaluatedBoard extends BoardView {
   rack: string | null;
 }
 
-/** The boards with an open (pending or firing) alert of a rule: the pass of the other slots, and the poll screen. */
-const BOARDS_WITH_OPEN_ALERTS = Prisma.sql`SELECT "boardId" FROM "Alert" WHERE "openKey" IS NOT NULL AND "ruleId" IS NOT NULL`;
+/**
+ * The boards with an open (pending or firing) alert of a rule judged every slot: the pass of the other slots reads
+ * them, and the poll screen leaves them to it. An open alert of a slow-lane rule (SLOW_LANE_KINDS) does not count.
+ */
+const BOARDS_WITH_OPEN_ALERTS = Prisma.sql`SELECT "boardId" FROM "Alert"
+  WHERE "openKey" IS NOT NULL AND "ruleId" IS NOT NULL AND "kind" <> ALL(${[...SLOW_LANE_KINDS]}::text[])`;
 
 /**
- * Which boards an evaluation reads: every board (the full pass), the boards with an open alert (the pass of the
- * other slots: dwell, clearing, resolution), or the given boards, for new alerts only (polls the screen flagged).
+ * Which boards an evaluation reads: every board (the full pass), the boards with an open alert of a rule judged every
+ * slot (the pass of the other slots: dwell, clearing, resolution), or the given boards, for new alerts only (polls
+ * the screen flagged).
  */
 export type EvaluationScope = { boards: 'all' } | { boards: 'with_open_alerts' } | { boards: 'these'; ids: string[] };
 

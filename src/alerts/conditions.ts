@@ -1,6 +1,13 @@
 // What each rule kind sees on one board, from the stored readings and the board's state (never a board call).
 import type { TRuleKind } from './alerts.dto.js';
 
+/**
+ * Rule kinds that judge only what the slow lane reads (the update check, hourly): between its reads their
+ * observations cannot change, so the passes between full ones leave them be (src/alerts/alerts.evaluator.ts). Once a
+ * release is out every board has one open, and judging it every slot made each pass a full one (docs/benchmarks.md).
+ */
+export const SLOW_LANE_KINDS: readonly string[] = ['firmware_update'] satisfies TRuleKind[];
+
 export interface RuleView {
   kind: string;
   sensor: string | null;
