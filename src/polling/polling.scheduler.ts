@@ -3,7 +3,7 @@ import { ClockRound, RoundClock } from '../clock/clock-round.js';
 import { Clocks } from '../clock/clocks.js';
 import { ConfigService } from '../config/config.service.js';
 import type { JobInput } from '../jobs/job-definition.js';
-import { JobsService } from '../jobs/jobs.service.js';
+import { JobsService, type EnqueueOptions } from '../jobs/jobs.service.js';
 import { compactThermalJob, pollBatchJob, pollHandedOffJob, pollLaggingJob, pollSlowJob } from './polling.jobs.js';
 import { PollingRepository, type ClaimedBoard } from './polling.repository.js';
 import {
@@ -13,6 +13,7 @@ import {
   MAX_WAITING_BATCHES,
   MAX_WAITING_SLOW_BATCHES,
   POLL_BATCH_SIZE,
+  SLOW_READ_OFFSET_SHARE,
   firstCompactionDelayMs,
   TICK_MS,
 } from './polling.settings.js';
@@ -60,7 +61,8 @@ export class PollingScheduler extends RoundClock implements OnApplicationBootstr
       this.logger.warn(`polling is behind: ${waiting} batches waiting; not claiming this tick`);
       return 0;
     }
-    const slowWaiting = await this.jobs.queue(pollSlowJob.queue).getWaitingCount();
+    // The slow lane's batches wait delayed first (SLOW_READ_OFFSET_SHARE): those count as waiting too.
+    const slowWaiting = await this.jobs.queue(pollSlowJob.queue).getJobCountByTypes('waiting', 'delayed');
     const laggingWaiting = await this.jobs.queue(pollLaggingJob.queue).getWaitingCount();
     const claimed = await this.repository.claimDue({
       limit: MAX_CLAIM_PER_TICK,
@@ -87,7 +89,7 @@ export class PollingScheduler extends RoundClock implements OnApplicationBootstr
     // Fast lane: /health and /thermal (and /cooling, /sdcard when due), for boards that answered promptly last time.
     // Lagging lane: the same poll for boards that were slow or did not answer, in a queue with slots of their own.
     // Slow lane: the firmware reads, as jobs of their own queue, so an update check waiting on a board's uplink
-    // never delays a health poll.
+    // never delays a health poll; they start half an interval after the poll claimed with them (SLOW_READ_OFFSET_SHARE).
     // Handed off: boards the fast lane cut off at its budget, tried again with the whole timeout ahead of the lagging
     // lane's boards (pollHandedOffJob).
     const poll = (c: ClaimedBoard) => ({ id: c.id, slow: false, medium: c.medium, lease: c.lease });
@@ -97,6 +99,7 @@ export class PollingScheduler extends RoundClock implements OnApplicationBootstr
     await this.enqueueBatches(
       pollSlowJob,
       claimed.filter((c) => c.slow).map((c) => c.id),
+      { delayMs: SLOW_READ_OFFSET_SHARE * this.config.polling.intervalSeconds * 1000 },
     );
     return claimed.length;
   }
@@ -104,10 +107,10 @@ export class PollingScheduler extends RoundClock implements OnApplicationBootstr
   /** One job per POLL_BATCH_SIZE boards of a lane (none for an empty lane). */
   private async enqueueBatches<
     D extends typeof pollBatchJob | typeof pollHandedOffJob | typeof pollLaggingJob | typeof pollSlowJob,
-  >(job: D, boards: JobInput<D>['boards']): Promise<void> {
-    const batches: Array<{ payload: JobInput<D> }> = [];
+  >(job: D, boards: JobInput<D>['boards'], options?: EnqueueOptions): Promise<void> {
+    const batches: Array<{ payload: JobInput<D>; options?: EnqueueOptions }> = [];
     for (let i = 0; i < boards.length; i += POLL_BATCH_SIZE) {
-      batches.push({ payload: { boards: boards.slice(i, i + POLL_BATCH_SIZE) } as JobInput<D> });
+      batches.push({ payload: { boards: boards.slice(i, i + POLL_BATCH_SIZE) } as JobInput<D>, options });
     }
     if (batches.length) {
       await this.jobs.enqueueMany(job, batches);

@@ -21,6 +21,12 @@ export const TICK_MS = 1000;
  * claimed once the lane catches up (a lane slower than its boards' schedule must not grow a queue without end).
  */
 export const MAX_WAITING_SLOW_BATCHES = 20;
+/**
+ * A board's firmware reads are claimed with one of its polls, and start this share of the poll interval after it:
+ * between two polls, on the connection the poll left idle. Started together, the two requests found the board's one
+ * connection busy about one time in five and opened a second (docs/benchmarks.md, issue 19).
+ */
+export const SLOW_READ_OFFSET_SHARE = 0.5;
 /** Boards of the lagging lane are not claimed while this many lagging batches wait (they stay due, as above). */
 export const MAX_WAITING_LAGGING_BATCHES = 20;
 /**
