@@ -51,6 +51,7 @@ import {
   runWithFleet,
   waitFirstBackups,
   waitFirstSlowReads,
+  waitUpdateAlerts,
   warmRack,
 } from './lib/fleet-setup.js';
 import { startGithubMirror } from './lib/github-mirror.js';
@@ -203,8 +204,17 @@ it(`polls ${BOARDS} boards every ${INTERVAL} s`, async () => {
     lines.push(
       `First slow-lane reads (update check, slots): ${slow.n} of ${BOARDS} boards ${sinceRegistration().toFixed(0)} s ` +
         `after registration (spread over the first ${FIRST_FIRMWARE_CHECK_SPREAD_SECONDS} s).`,
+    );
+    // With a newer release out, every board's update alert opens at the next full evaluation pass: not in the window.
+    const updates = await waitUpdateAlerts(sql, 120);
+    lines.push(
+      `Boards whose update check finds a newer stable release: ${updates.outdated}; their update alerts open before ` +
+        `the window: ${updates.open}.`,
       '',
     );
+    if (NEWER_RELEASE) {
+      expect(updates.outdated).toBe(slow.n);
+    }
     await new Promise((r) => setTimeout(r, WARMUP * 1000));
 
     const workerMetrics = async () => (await apiClient(worker.url)('GET', '/metrics')).body as string;

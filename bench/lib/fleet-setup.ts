@@ -91,10 +91,10 @@ export async function waitFirstBackups(sql: pg.Client, boards: number): Promise<
 }
 
 /**
- * Every board's first slow-lane read (update check and slots; hourly after that) is written. At registration every
- * board is due in that lane at once: its first round is seconds of work per hundred boards, and polling is measured
- * once it is over, for at most `maxSeconds`. Needs the update check to answer (bench/lib/github-mirror.ts). Returns
- * the seconds waited and how many boards had their read.
+ * Every board's first slow-lane read (update check and slots; hourly after that) is written. Registration spreads
+ * them over its first minutes (FIRST_FIRMWARE_CHECK_SPREAD_SECONDS): polling is measured once they are over, waiting
+ * at most `maxSeconds`. Needs the update check to answer (bench/lib/github-mirror.ts). Returns the seconds waited and
+ * how many boards had their read.
  */
 export function waitFirstSlowReads(
   sql: pg.Client,
@@ -137,4 +137,25 @@ export function counter(metricsText: string, name: string): number {
     .split('\n')
     .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+
+/**
+ * The boards whose stored update check finds a newer stable release, and once their firmware_update_available alerts
+ * are open (they open at a full evaluation pass after the check), for at most `maxSeconds`: how many are open.
+ */
+export async function waitUpdateAlerts(
+  sql: pg.Client,
+  maxSeconds: number,
+): Promise<{ outdated: number; open: number }> {
+  const { rows } = await sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM "BoardReading" WHERE ("firmwareCheck" #>> '{stable,update_available}')::boolean`,
+  );
+  const outdated = rows[0]!.n;
+  const { n } = await waitForRows(
+    sql,
+    `SELECT count(*)::int AS n FROM "Alert" WHERE "openKey" IS NOT NULL AND "kind" = 'firmware_update'`,
+    outdated,
+    maxSeconds,
+  );
+  return { outdated, open: n };
 }

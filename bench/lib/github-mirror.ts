@@ -16,13 +16,14 @@ export interface GithubMirror {
 /**
  * The latest stable release is the one the boards run, with a newer pre-release (the edge channel); with
  * `newerRelease` a newer stable release is out, so every board has an update available and the fleet's
- * firmware_update_available alert (src/alerts/default-rules.ts) opens on each of them.
+ * firmware_update_available alert (src/alerts/default-rules.ts) opens on each of them. Newest first, as GitHub
+ * lists them: the mirror's latest is the first that is not a pre-release.
  */
 export async function startGithubMirror(options: { newerRelease?: boolean } = {}): Promise<GithubMirror> {
   const host = await FakeFirmwareHost.start([
-    { version: DEFAULT_FIRMWARE },
-    ...(options.newerRelease ? [{ version: '2.31.0' }] : []),
     { version: '2.32.0-rc1', prerelease: true },
+    ...(options.newerRelease ? [{ version: '2.31.0' }] : []),
+    { version: DEFAULT_FIRMWARE },
   ]);
   return { rackArgs: ['--github-api-url', host.githubApi], close: () => host.close() };
 }
