@@ -10,7 +10,8 @@ import { apiClient, waitFor } from '../boards/api.js';
 import { startRack, type RackProcess } from '../boards/rack.js';
 
 const redis = requireRedis();
-const INTERVAL_S = 2;
+/** Half of it (the reads' offset) is what a poll's job may wait in the queue before it overlaps them. */
+const INTERVAL_S = 3;
 /** Long enough that a check started with the poll is still running when the poll's own requests go. */
 const CHECK_MS = 300;
 const SLOW_PATHS = ['/api/bmc/firmware/check', '/api/bmc/firmware/slots'];
@@ -69,16 +70,16 @@ redis.describe('the slow lane between polls', () => {
     const res = await api('POST', '/api/v1/boards/bulk', { boards: [{ name: 'b1', base_url: rack.boardUrl(1) }] });
     expect(res.status).toBe(201);
     await waitFor(
-      'six update checks',
+      'five update checks',
       async () => spans.filter((s) => s.path.endsWith('/firmware/check')).length,
-      (n) => n >= 6,
-      40_000,
+      (n) => n >= 5,
+      60_000,
       250,
     );
     const polls = spans.filter((s) => POLL_PATHS.some((p) => s.path.endsWith(p)));
     const reads = spans.filter((s) => SLOW_PATHS.some((p) => s.path.endsWith(p)));
-    expect(polls.length).toBeGreaterThanOrEqual(6);
+    expect(polls.length).toBeGreaterThanOrEqual(5);
     const overlapping = reads.filter((r) => polls.some((p) => p.start < r.end && r.start < p.end));
     expect(overlapping).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 });
